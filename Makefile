@@ -1,0 +1,23 @@
+.PHONY: run test setup lint bench compose-check
+
+setup:
+	@bash scripts/setup.sh
+
+## The whole platform on 127.0.0.1: web (daphne :8000), Celery worker + beat, the local model server (:8080).
+run: setup
+	@echo "Metnos is starting at http://$${METNOS_HOST:-127.0.0.1}:$${METNOS_PORT:-8000}/  (Ctrl-C stops everything)"
+	@exec .venv/bin/honcho -f Procfile start
+
+## The test suite, against real PostgreSQL, Redis, Celery, daphne and the llama.cpp server.
+test: setup
+	.venv/bin/pytest
+
+lint:
+	.venv/bin/ruff check .
+	.venv/bin/ruff format --check .
+
+bench:
+	.venv/bin/python bench/turn_latency.py --quick
+
+compose-check:
+	docker-compose config -q

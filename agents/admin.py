@@ -1,0 +1,45 @@
+from django.contrib import admin
+
+from agents.models import ChatSession, Message, Turn
+
+
+class TurnInline(admin.TabularInline):
+    model = Turn
+    fields = ("created_at", "status", "final_kind", "layer", "output_tokens", "cost_usd", "latency_ms")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+
+@admin.register(ChatSession)
+class ChatSessionAdmin(admin.ModelAdmin):
+    list_display = ("title", "owner", "created_at", "updated_at")
+    search_fields = ("title", "owner__username")
+    inlines = [TurnInline]
+
+
+class MessageInline(admin.TabularInline):
+    model = Message
+    fields = ("role", "text", "created_at")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+
+@admin.register(Turn)
+class TurnAdmin(admin.ModelAdmin):
+    list_display = (
+        "id",
+        "session",
+        "status",
+        "final_kind",
+        "layer",
+        "output_tokens",
+        "cost_usd",
+        "latency_ms",
+        "created_at",
+    )
+    list_filter = ("status", "final_kind", "layer")
+    readonly_fields = [f.name for f in Turn._meta.fields]
+    inlines = [MessageInline]

@@ -1,0 +1,102 @@
+"""The chat websocket: /ws/sessions/<id>/. Protocol in DESIGN.md."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+
+from agents import frames, services
+from agents.models import Turn
+from agents.push import session_group
+from agents.selectors import session_for_user
+
+CLIENT_TYPES = ("message", "approve", "answer", "feedback", "cancel")
+
+
+class SessionConsumer(AsyncWebsocketConsumer):
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.close(code=4401)  # before accept: the handshake is refused (HTTP 403)
+            return
+        session = await database_sync_to_async(session_for_user)(
+            session_id=self.scope["url_route"]["kwargs"]["session_id"], user=user
+        )
+        if session is None:
+            await self.close(code=4404)
+            return
+        self.session = session
+        self.group = session_group(session.id)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+
+    async def disconnect(self, code: int) -> None:
+        if hasattr(self, "group"):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def send_json(self, frame: dict) -> None:
+        await self.send(text_data=json.dumps(frame))
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        # Every bad frame gets an error frame and the connection stays open.
+        if text_data is None:
+            await self.send_json(frames.error("binary frames are not supported; send JSON text frames"))
+            return
+        if len(text_data.encode("utf-8")) > settings.METNOS_WS_MAX_FRAME_BYTES:
+            await self.send_json(frames.error(f"frame is larger than {settings.METNOS_WS_MAX_FRAME_BYTES} bytes"))
+            return
+        try:
+            data = json.loads(text_data)
+        except json.JSONDecodeError as exc:
+            await self.send_json(frames.error(f"frame is not valid JSON: {exc.msg}"))
+            return
+        if not isinstance(data, dict) or data.get("type") not in CLIENT_TYPES:
+            kind = data.get("type") if isinstance(data, dict) else None
+            await self.send_json(
+                frames.error(f"unknown frame type {kind!r}; expected one of {', '.join(CLIENT_TYPES)}")
+            )
+            return
+        await getattr(self, f"on_{data['type']}")(data)
+
+    async def on_message(self, data: dict) -> None:
+        text, model = data.get("text"), data.get("model") or ""
+        if not isinstance(text, str) or not isinstance(model, str):
+            await self.send_json(frames.error("`text` (and `model`, when given) must be strings"))
+            return
+        try:
+            turn = await database_sync_to_async(services.turn_submit)(session=self.session, text=text, model=model)
+        except services.InvalidInput as exc:
+            await self.send_json(frames.error(str(exc)))
+            return
+        await self.channel_layer.group_send(self.group, {"type": "turn.frame", "frame": frames.turn_started(turn)})
+
+    async def on_cancel(self, data: dict) -> None:
+        turn = await database_sync_to_async(self._own_turn)(data.get("turn_id"))
+        if turn is None:
+            await self.send_json(frames.error("no such turn in this session"))
+            return
+        if turn.status == Turn.Status.COMPLETED:
+            await self.send_json(frames.error("turn already completed", str(turn.id)))
+            return
+        await database_sync_to_async(services.turn_request_cancel)(turn=turn)
+
+    async def _not_yet(self, data: dict) -> None:
+        await self.send_json(
+            frames.error(f"`{data['type']}` frames need the planning engine, which this version does not run yet")
+        )
+
+    on_approve = on_answer = on_feedback = _not_yet
+
+    def _own_turn(self, turn_id) -> Turn | None:
+        try:
+            turn_id = uuid.UUID(str(turn_id))
+        except ValueError:
+            return None
+        return Turn.objects.filter(id=turn_id, session=self.session).first()
+
+    async def turn_frame(self, event: dict) -> None:
+        await self.send_json(event["frame"])

@@ -1,0 +1,30 @@
+"""The server → client frames of the websocket protocol (DESIGN.md)."""
+
+from agents.models import Turn
+
+
+def turn_started(turn: Turn) -> dict:
+    return {"type": "turn.started", "turn_id": str(turn.id)}
+
+
+def turn_completed(turn: Turn, text: str) -> dict:
+    return {
+        "type": "turn.completed",
+        "turn_id": str(turn.id),
+        "final_kind": turn.final_kind,
+        "layer": turn.layer,
+        "text": text,
+        "usage": turn.usage,
+        "cost_usd": str(turn.cost_usd),
+        "latency_ms": turn.latency_ms,
+        "model_ms": turn.model_ms,
+        "route": turn.route,
+        "error": turn.error,
+    }
+
+
+def error(message: str, turn_id: str | None = None) -> dict:
+    frame = {"type": "error", "message": message}
+    if turn_id:
+        frame["turn_id"] = turn_id
+    return frame

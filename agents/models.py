@@ -1,0 +1,82 @@
+from django.conf import settings
+from django.db import models
+
+from core.clock import new_id
+
+
+class ChatSession(models.Model):
+    id = models.UUIDField(primary_key=True, default=new_id, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="chat_sessions")
+    title = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at"]
+        indexes = [models.Index(fields=["owner", "-updated_at"])]
+
+    def __str__(self) -> str:
+        return self.title or str(self.id)
+
+
+class Turn(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        COMPLETED = "completed"
+
+    id = models.UUIDField(primary_key=True, default=new_id, editable=False)
+    session = models.ForeignKey(ChatSession, on_delete=models.CASCADE, related_name="turns")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED, db_index=True)
+    final_kind = models.CharField(max_length=32, blank=True)
+    layer = models.CharField(max_length=32, blank=True)
+    requested_model = models.CharField(max_length=200, blank=True)
+    route = models.JSONField(default=dict, blank=True)
+    input_tokens = models.PositiveIntegerField(default=0)
+    output_tokens = models.PositiveIntegerField(default=0)
+    cache_read_tokens = models.PositiveIntegerField(default=0)
+    cache_write_tokens = models.PositiveIntegerField(default=0)
+    cost_usd = models.DecimalField(max_digits=18, decimal_places=8, default=0)
+    latency_ms = models.PositiveIntegerField(default=0)
+    model_ms = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at"]
+        indexes = [models.Index(fields=["session", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"turn {self.id} ({self.status})"
+
+    @property
+    def usage(self) -> dict[str, int]:
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cache_read_tokens": self.cache_read_tokens,
+            "cache_write_tokens": self.cache_write_tokens,
+        }
+
+
+class Message(models.Model):
+    class Role(models.TextChoices):
+        USER = "user"
+        ASSISTANT = "assistant"
+
+    id = models.UUIDField(primary_key=True, default=new_id, editable=False)
+    session = models.ForeignKey(ChatSession, on_delete=models.CASCADE, related_name="messages")
+    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="messages")
+    role = models.CharField(max_length=16, choices=Role.choices)
+    # Canonical blocks (core.ir.Message.to_dict()["blocks"]); `text` is their text, for display and search.
+    blocks = models.JSONField(default=list)
+    text = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.role}: {self.text[:40]}"

@@ -1,0 +1,74 @@
+"""Celery tasks for chat turns: thin wrappers that load rows and call services.
+
+They live in agents, not planner, because they load agents' rows: the engine
+(planner.engine) takes plain data, keeping the dependency arrow agents → planner."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from celery import shared_task
+from django.conf import settings
+
+from agents import services
+from agents.push import DeltaBatcher, pusher
+from agents.selectors import turn_history
+from core.clock import monotonic_ms
+from planner import engine
+
+logger = logging.getLogger(__name__)
+
+_CANCEL_POLL_MS = 250
+
+
+@shared_task(name="agents.tasks.run_turn", acks_late=True)
+def run_turn(turn_id: str) -> None:
+    turn = services.turn_claim(turn_id=turn_id)
+    if turn is None:
+        logger.info("turn %s already claimed; skipping duplicate delivery", turn_id)
+        return
+    user_message = turn.messages.filter(role="user").values_list("text", flat=True).first() or ""
+    batcher = DeltaBatcher(
+        session_id=turn.session_id, turn_id=turn.id, flush_ms=settings.METNOS_DELTA_FLUSH_MS, clock=monotonic_ms
+    )
+    last_poll = [monotonic_ms()]
+
+    def on_delta(text: str) -> None:
+        batcher.add(text)
+        if monotonic_ms() - last_poll[0] >= _CANCEL_POLL_MS:
+            last_poll[0] = monotonic_ms()
+            if services.turn_cancel_requested(turn_id=turn.id):
+                raise engine.Cancelled()
+
+    inp = engine.TurnInput(
+        turn_id=str(turn.id),
+        session_id=str(turn.session_id),
+        user_id=turn.session.owner_id,
+        text=user_message,
+        history=turn_history(turn=turn, limit=settings.METNOS_HISTORY_TURNS),
+        model=turn.requested_model or None,
+    )
+    try:
+        outcome = engine.run_turn(inp, on_delta)
+    except Exception as exc:
+        # Anything unexpected still ends the turn visibly; it is never left "running".
+        logger.exception("turn %s crashed", turn_id)
+        outcome = engine.TurnOutcome(
+            final_kind="error",
+            text="Something went wrong while answering. Your message is saved.",
+            layer="",
+            error=f"{exc.__class__.__name__}: {exc}",
+        )
+    batcher.flush()
+    services.turn_complete(turn=turn, outcome=outcome)
+    pusher.drain()
+
+
+@shared_task(name="agents.tasks.sweep_stale_turns")
+def sweep_stale_turns() -> int:
+    count = services.turns_fail_stale(older_than=timedelta(seconds=settings.METNOS_TURN_STALE_SECONDS))
+    if count:
+        logger.warning("marked %d stale turn(s) as errored", count)
+        pusher.drain()
+    return count

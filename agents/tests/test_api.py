@@ -1,0 +1,78 @@
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from agents import services
+from agents.models import Turn
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def alice():
+    return get_user_model().objects.create_user(username="alice", password="pw-alice-123456")
+
+
+@pytest.fixture
+def bob():
+    return get_user_model().objects.create_user(username="bob", password="pw-bob-123456")
+
+
+def client_for(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_it_creates_a_session_and_returns_its_id(alice):
+    response = client_for(alice).post("/api/sessions", {"title": "notes"}, content_type="application/json")
+    assert response.status_code == 201
+    body = response.json()
+    assert body["title"] == "notes"
+    assert alice.chat_sessions.get().id.hex == body["id"].replace("-", "")
+
+
+def test_it_lists_only_the_users_own_sessions(alice, bob):
+    services.session_create(owner=alice, title="mine")
+    services.session_create(owner=bob, title="theirs")
+    titles = [s["title"] for s in client_for(alice).get("/api/sessions").json()]
+    assert titles == ["mine"]
+
+
+def test_turns_of_another_users_session_are_404_not_403(alice, bob):
+    session = services.session_create(owner=bob)
+    Turn.objects.create(session=session)
+    response = client_for(alice).get(f"/api/sessions/{session.id}/turns")
+    assert response.status_code == 404
+    assert client_for(bob).get(f"/api/sessions/{session.id}/turns").status_code == 200
+
+
+def test_a_malformed_session_id_is_404(alice):
+    assert client_for(alice).get("/api/sessions/not-a-uuid/turns").status_code == 404
+
+
+def test_the_api_refuses_anonymous_requests():
+    assert Client().get("/api/sessions").status_code == 401
+    assert Client().post("/api/sessions", {}, content_type="application/json").status_code == 401
+
+
+def test_malformed_json_gets_a_clear_400(alice):
+    response = client_for(alice).post("/api/sessions", "{not json", content_type="application/json")
+    assert response.status_code in (400, 422)
+    assert "detail" in response.json()
+
+
+def test_the_chat_page_of_another_users_session_is_404(alice, bob):
+    session = services.session_create(owner=bob)
+    assert client_for(alice).get(f"/s/{session.id}/").status_code == 404
+    assert client_for(bob).get(f"/s/{session.id}/").status_code == 200
+
+
+def test_the_chat_page_requires_login():
+    response = Client().get("/")
+    assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
+
+
+def test_the_openapi_docs_are_served(alice):
+    assert client_for(alice).get("/api/docs").status_code == 200
+    assert "/api/sessions" in client_for(alice).get("/api/openapi.json").json()["paths"]

@@ -1,0 +1,127 @@
+"""The websocket consumer, in-process over the real Redis channel layer and real Postgres."""
+
+import json
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.routing import URLRouter
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AnonymousUser
+
+from agents import services
+from agents.models import Message, Turn
+from agents.routing import websocket_urlpatterns
+from metnos_site.asgi import application
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+router = URLRouter(websocket_urlpatterns)
+
+
+@pytest.fixture
+def alice():
+    return get_user_model().objects.create_user(username="alice", password="pw-alice-123456")
+
+
+@pytest.fixture
+def session(alice):
+    return services.session_create(owner=alice)
+
+
+def communicator(session_id, user) -> WebsocketCommunicator:
+    comm = WebsocketCommunicator(router, f"/ws/sessions/{session_id}/")
+    comm.scope["user"] = user
+    return comm
+
+
+def run(coro_fn):
+    return async_to_sync(coro_fn)()
+
+
+def test_an_anonymous_websocket_is_refused(session):
+    async def scenario():
+        connected, code = await communicator(session.id, AnonymousUser()).connect()
+        return connected, code
+
+    connected, code = run(scenario)
+    assert not connected and code == 4401
+
+
+def test_another_users_session_is_refused(session):
+    mallory = get_user_model().objects.create_user(username="mallory", password="pw-mallory-123456")
+
+    async def scenario():
+        return await communicator(session.id, mallory).connect()
+
+    connected, code = run(scenario)
+    assert not connected and code == 4404
+
+
+def test_a_websocket_without_an_allowed_origin_is_refused(session):
+    async def scenario():
+        comm = WebsocketCommunicator(
+            application, f"/ws/sessions/{session.id}/", headers=[(b"origin", b"http://evil.example")]
+        )
+        return await comm.connect()
+
+    connected, _ = run(scenario)
+    assert not connected
+
+
+def test_bad_frames_get_an_error_frame_and_the_connection_stays_usable(session, alice, settings):
+    settings.METNOS_WS_MAX_FRAME_BYTES = 64 * 1024
+
+    async def scenario():
+        comm = communicator(session.id, alice)
+        connected, _ = await comm.connect()
+        assert connected
+        replies = []
+        for frame in ("{not json", json.dumps({"type": "dance"}), json.dumps([1, 2]), "x" * (64 * 1024 + 1)):
+            await comm.send_to(text_data=frame)
+            replies.append(await comm.receive_json_from(timeout=5))
+        await comm.send_to(bytes_data=b"\x00\x01")
+        replies.append(await comm.receive_json_from(timeout=5))
+        await comm.send_json_to({"type": "message", "text": "   "})
+        replies.append(await comm.receive_json_from(timeout=5))
+        # Still usable: a good message after all that is accepted.
+        await comm.send_json_to({"type": "message", "text": "hello"})
+        started = await comm.receive_json_from(timeout=5)
+        await comm.disconnect()
+        return replies, started
+
+    replies, started = run(scenario)
+    assert [r["type"] for r in replies] == ["error"] * 6
+    assert "not valid JSON" in replies[0]["message"]
+    assert "unknown frame type 'dance'" in replies[1]["message"]
+    assert "larger than 65536 bytes" in replies[3]["message"]
+    assert "binary frames" in replies[4]["message"]
+    assert "empty" in replies[5]["message"]
+    assert started["type"] == "turn.started"
+
+
+def test_a_message_stores_the_turn_and_the_users_message(session, alice):
+    async def scenario():
+        comm = communicator(session.id, alice)
+        await comm.connect()
+        await comm.send_json_to({"type": "message", "text": "What is 2+2?"})
+        frame = await comm.receive_json_from(timeout=5)
+        await comm.disconnect()
+        return frame
+
+    frame = run(scenario)
+    turn = Turn.objects.get(id=frame["turn_id"])
+    assert turn.session_id == session.id and turn.status == Turn.Status.QUEUED
+    assert Message.objects.get(turn=turn).text == "What is 2+2?"
+
+
+def test_cancel_of_an_unknown_turn_is_an_error(session, alice):
+    async def scenario():
+        comm = communicator(session.id, alice)
+        await comm.connect()
+        await comm.send_json_to({"type": "cancel", "turn_id": "nope"})
+        frame = await comm.receive_json_from(timeout=5)
+        await comm.disconnect()
+        return frame
+
+    assert run(scenario) == {"type": "error", "message": "no such turn in this session"}

@@ -1,0 +1,78 @@
+"""Turn execution by the Celery task body, run in-process against real services."""
+
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from agents import services
+from agents.models import Message, Turn
+from agents.tasks import run_turn, sweep_stale_turns
+from core.clock import now
+from core.models import TraceEvent
+from tests.live import free_port
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def session():
+    alice = get_user_model().objects.create_user(username="alice", password="pw-alice-123456")
+    return services.session_create(owner=alice)
+
+
+def test_a_turn_ends_in_error_when_the_model_server_is_down(session, settings):
+    settings.METNOS_LOCAL_MODEL_URL = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    turn = services.turn_submit(session=session, text="hello?")
+
+    run_turn(str(turn.id))
+
+    turn.refresh_from_db()
+    assert turn.status == Turn.Status.COMPLETED
+    assert turn.final_kind == "error"
+    assert "unreachable" in turn.error
+    reply = Message.objects.get(turn=turn, role="assistant").text
+    assert "model is unreachable" in reply
+    assert Message.objects.get(turn=turn, role="user").text == "hello?", "the user's message is kept"
+    events = list(TraceEvent.objects.filter(turn_id=turn.id).values_list("type", flat=True))
+    assert "error" in events and events[-1] == "turn.completed"
+    call = TraceEvent.objects.get(turn_id=turn.id, type="llm.call_completed")
+    assert call.payload["status"] == "error"
+
+
+def test_an_unknown_model_ends_the_turn_with_a_clear_error(session):
+    turn = services.turn_submit(session=session, text="hi", model="no-such-model")
+    run_turn(str(turn.id))
+    turn.refresh_from_db()
+    assert turn.final_kind == "error"
+    assert "unknown model 'no-such-model'" in turn.error
+
+
+def test_a_redelivered_task_does_not_run_the_turn_twice(session, settings):
+    settings.METNOS_LOCAL_MODEL_URL = f"http://127.0.0.1:{free_port()}"
+    turn = services.turn_submit(session=session, text="once")
+    run_turn(str(turn.id))
+    run_turn(str(turn.id))
+    assert Message.objects.filter(turn=turn, role="assistant").count() == 1
+    assert TraceEvent.objects.filter(turn_id=turn.id, type="turn.started").count() == 1
+
+
+def test_the_periodic_sweep_ends_turns_whose_worker_died(session, settings):
+    settings.METNOS_TURN_STALE_SECONDS = 60
+    stuck = Turn.objects.create(session=session, status=Turn.Status.RUNNING, started_at=now() - timedelta(minutes=5))
+    fresh = Turn.objects.create(session=session, status=Turn.Status.RUNNING, started_at=now())
+    lost = Turn.objects.create(session=session)
+    Turn.objects.filter(id=lost.id).update(created_at=now() - timedelta(minutes=5))
+
+    assert sweep_stale_turns() == 2
+
+    stuck.refresh_from_db()
+    fresh.refresh_from_db()
+    lost.refresh_from_db()
+    assert (stuck.status, stuck.final_kind) == (Turn.Status.COMPLETED, "error")
+    assert (lost.status, lost.final_kind) == (Turn.Status.COMPLETED, "error")
+    assert fresh.status == Turn.Status.RUNNING
+
+
+def test_the_sweep_is_scheduled_for_celery_beat(settings):
+    assert settings.CELERY_BEAT_SCHEDULE["sweep-stale-turns"]["task"] == "agents.tasks.sweep_stale_turns"

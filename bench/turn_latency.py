@@ -1,0 +1,123 @@
+"""Chat-turn latency over a real websocket: time to first delta, time to the final frame, and
+the server's own overhead (client-observed total minus the model server's time).
+
+Starts its own llama.cpp server, daphne and Celery worker on free ports, against a database of
+its own (metnos_bench). Also times the model server alone on the same prompt, side by side.
+Last line: one JSON object."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+PROMPT = "Say hello in one short sentence."
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))], 1)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="a short run (under a minute)")
+    parser.add_argument("--runs", type=int, default=None)
+    args = parser.parse_args()
+    runs = args.runs or (8 if args.quick else 30)
+
+    base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/metnos").rsplit("/", 1)[0]
+    db_url = f"{base}/metnos_bench"
+    queue = f"metnos-bench-{uuid.uuid4().hex[:8]}"
+    os.environ.update({"DATABASE_URL": db_url, "DJANGO_SETTINGS_MODULE": "metnos_site.settings"})
+    py = sys.executable
+    subprocess.run([py, "scripts/ensure_database.py"], cwd=ROOT, check=True)
+    subprocess.run([py, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, check=True)
+
+    import django
+
+    django.setup()
+    import httpx
+    from django.contrib.auth import get_user_model
+
+    from tests import live
+    from tests.e2e.client import ChatClient, run_turn
+
+    model_port = live.free_port()
+    model = live.start_model_server(model_port)
+    model_url = f"http://127.0.0.1:{model_port}"
+    env = {"DATABASE_URL": db_url, "METNOS_LOCAL_MODEL_URL": model_url, "METNOS_CELERY_QUEUE": queue}
+    web_port = live.free_port()
+    web = live.start_web(web_port, env)
+    worker = live.start_worker(env, queue)
+    username, password = f"bench-{uuid.uuid4().hex[:6]}", uuid.uuid4().hex
+    user = get_user_model().objects.create_user(username=username, password=password)
+    try:
+        client = ChatClient(f"http://127.0.0.1:{web_port}", f"ws://127.0.0.1:{web_port}")
+        client.login(username, password)
+        first, final, overhead, model_ms = [], [], [], []
+        with client.websocket(client.create_session()) as ws:
+            run_turn(ws, PROMPT)  # warm-up: connections, caches
+            for _ in range(runs):
+                session_frames = run_turn(ws, PROMPT)
+                done_at, done = session_frames[-1]
+                if done.get("final_kind") != "answer":
+                    raise SystemExit(f"turn failed: {done}")
+                first.append(next(t for t, f in session_frames if f["type"] == "delta") * 1000)
+                final.append(done_at * 1000)
+                model_ms.append(done["model_ms"])
+                overhead.append(done_at * 1000 - done["model_ms"])
+
+        # The model server alone, same prompt and system prompt, streamed: the floor we add to.
+        from django.conf import settings
+
+        direct = []
+        body = {
+            "model": "m",
+            "stream": True,
+            "max_tokens": settings.METNOS_LOCAL_MAX_TOKENS,
+            "messages": [
+                {"role": "system", "content": settings.METNOS_SYSTEM_PROMPT},
+                {"role": "user", "content": PROMPT},
+            ],
+        }
+        with httpx.Client(base_url=model_url, timeout=60) as http:
+            for _ in range(runs):
+                started = time.monotonic()
+                with http.stream("POST", "/v1/chat/completions", json=body) as response:
+                    for _line in response.iter_lines():
+                        pass
+                direct.append((time.monotonic() - started) * 1000)
+    finally:
+        user.delete()
+        worker.stop()
+        web.stop()
+        model.stop()
+
+    result = {
+        "bench": "turn_latency",
+        "runs": runs,
+        "first_delta_p50_ms": pct(first, 0.5),
+        "first_delta_p95_ms": pct(first, 0.95),
+        "final_p50_ms": pct(final, 0.5),
+        "final_p95_ms": pct(final, 0.95),
+        "model_p50_ms": pct(model_ms, 0.5),
+        "server_overhead_p50_ms": pct(overhead, 0.5),
+        "server_overhead_p95_ms": pct(overhead, 0.95),
+        "direct_model_p50_ms": pct(direct, 0.5),
+        "final_over_direct_model_p50": round(statistics.median(final) / statistics.median(direct), 3),
+    }
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,75 @@
+"""Shared fixtures. Everything here is real: Postgres, Redis, Celery, daphne, llama.cpp."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+import pytest
+import redis
+
+from tests import live
+
+
+@pytest.fixture(scope="session", autouse=True)
+def celery_test_queue():
+    """Tasks enqueued by tests go to a queue of their own, so a `make run` worker on this
+    machine never picks them up; the queue is removed afterwards."""
+    from django.conf import settings
+
+    from metnos_site.celery import app
+
+    queue = f"metnos-test-{uuid.uuid4().hex[:8]}"
+    previous = app.conf.task_default_queue
+    app.conf.task_default_queue = queue
+    yield queue
+    app.conf.task_default_queue = previous
+    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    client.delete(queue)
+    client.close()
+
+
+@pytest.fixture(scope="session")
+def model_server():
+    """The llama.cpp server with the shipped GGUF, on a free port. Yields its base URL."""
+    port = live.free_port()
+    server = live.start_model_server(port)
+    yield f"http://127.0.0.1:{port}"
+    server.stop()
+
+
+@pytest.fixture
+def local_model(settings, model_server):
+    settings.METNOS_LOCAL_MODEL_URL = model_server
+    return model_server
+
+
+@dataclass
+class Stack:
+    http: str
+    ws: str
+    queue: str
+    web: live.LiveProcess
+    worker: live.LiveProcess
+
+
+@pytest.fixture(scope="session")
+def live_stack(django_db_setup, django_db_blocker, model_server, celery_test_queue):
+    """daphne + a Celery worker on the test database, talking to the live model server.
+    Tests using it need `@pytest.mark.django_db(transaction=True)` so their rows are visible."""
+    from django.db import connection
+
+    db = connection.settings_dict
+    env = {
+        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        "METNOS_LOCAL_MODEL_URL": model_server,
+        "METNOS_CELERY_QUEUE": celery_test_queue,
+    }
+    port = live.free_port()
+    web = live.start_web(port, env)
+    worker = live.start_worker(env, celery_test_queue)
+    yield Stack(
+        http=f"http://127.0.0.1:{port}", ws=f"ws://127.0.0.1:{port}", queue=celery_test_queue, web=web, worker=worker
+    )
+    worker.stop()
+    web.stop()

@@ -1,0 +1,184 @@
+"""The canonical message format. Provider adapters translate to and from it at the edge;
+everything inside Metnos speaks only these types."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Role = Literal["user", "assistant", "system", "tool"]
+
+
+@dataclass(frozen=True)
+class TextBlock:
+    text: str
+    type: Literal["text"] = "text"
+
+
+@dataclass(frozen=True)
+class ImageBlock:
+    media_type: str
+    data: str  # base64
+    type: Literal["image"] = "image"
+
+
+@dataclass(frozen=True)
+class ToolUseBlock:
+    id: str
+    name: str
+    input: dict[str, Any]
+    type: Literal["tool_use"] = "tool_use"
+
+
+@dataclass(frozen=True)
+class ToolResultBlock:
+    tool_use_id: str
+    content: str
+    is_error: bool = False
+    type: Literal["tool_result"] = "tool_result"
+
+
+@dataclass(frozen=True)
+class ThinkingBlock:
+    thinking: str
+    signature: str = ""
+    type: Literal["thinking"] = "thinking"
+
+
+Block = TextBlock | ImageBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock
+_BLOCK_TYPES: dict[str, type] = {
+    "text": TextBlock,
+    "image": ImageBlock,
+    "tool_use": ToolUseBlock,
+    "tool_result": ToolResultBlock,
+    "thinking": ThinkingBlock,
+}
+
+
+@dataclass(frozen=True)
+class Message:
+    role: Role
+    blocks: tuple[Block, ...]
+
+    @classmethod
+    def text(cls, role: Role, text: str) -> Message:
+        return cls(role=role, blocks=(TextBlock(text),))
+
+    @property
+    def text_content(self) -> str:
+        return "".join(b.text for b in self.blocks if isinstance(b, TextBlock))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"role": self.role, "blocks": [asdict(b) for b in self.blocks]}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Message:
+        blocks = []
+        for raw in data["blocks"]:
+            kind = raw.get("type")
+            if kind not in _BLOCK_TYPES:
+                raise ValueError(f"unknown block type {kind!r}")
+            blocks.append(_BLOCK_TYPES[kind](**{k: v for k, v in raw.items() if k != "type"}))
+        return cls(role=data["role"], blocks=tuple(blocks))
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+    def to_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class SystemPrompt:
+    """Two segments: `stable` is cacheable across turns, `volatile` changes every turn
+    (memory, time). Adapters put the prompt-cache breakpoint between them."""
+
+    stable: str = ""
+    volatile: str = ""
+
+    @property
+    def joined(self) -> str:
+        return "\n\n".join(part for part in (self.stable, self.volatile) if part)
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    model: str
+    messages: tuple[Message, ...]
+    system: SystemPrompt = field(default_factory=SystemPrompt)
+    tools: tuple[ToolSpec, ...] = ()
+    tool_choice: str | dict[str, Any] | None = None
+    max_tokens: int | None = None
+    temperature: float | None = None
+    response_format: dict[str, Any] | None = None
+    stream: bool = False
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+StopReason = Literal["end_turn", "max_tokens", "tool_use", "stop_sequence", "error"]
+
+
+@dataclass(frozen=True)
+class ChatResponse:
+    message: Message
+    stop_reason: StopReason
+    usage: Usage
+    model: str
+    provider: str
+    latency_ms: int
+
+
+# Stream events, in the order an adapter yields them.
+@dataclass(frozen=True)
+class MessageStart:
+    model: str
+    type: Literal["message_start"] = "message_start"
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    text: str
+    type: Literal["text_delta"] = "text_delta"
+
+
+@dataclass(frozen=True)
+class ToolUseStart:
+    index: int
+    id: str
+    name: str
+    type: Literal["tool_use_start"] = "tool_use_start"
+
+
+@dataclass(frozen=True)
+class ToolUseDelta:
+    index: int
+    partial_json: str
+    type: Literal["tool_use_delta"] = "tool_use_delta"
+
+
+@dataclass(frozen=True)
+class ToolUseStop:
+    index: int
+    type: Literal["tool_use_stop"] = "tool_use_stop"
+
+
+@dataclass(frozen=True)
+class MessageStop:
+    stop_reason: StopReason
+    usage: Usage
+    type: Literal["message_stop"] = "message_stop"
+
+
+StreamEvent = MessageStart | TextDelta | ToolUseStart | ToolUseDelta | ToolUseStop | MessageStop

@@ -1,0 +1,15 @@
+"""The project-level django-ninja API: one router per app, one place that maps domain errors to HTTP."""
+
+from django.http import Http404
+from ninja import NinjaAPI
+from ninja.security import SessionAuth
+
+from agents.api import router as agents_router
+
+api = NinjaAPI(title="Metnos API", version="1", auth=SessionAuth(), urls_namespace="api")
+api.add_router("/", agents_router)
+
+
+@api.exception_handler(Http404)
+def not_found(request, exc):
+    return api.create_response(request, {"detail": "Not found."}, status=404)

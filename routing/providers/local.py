@@ -1,0 +1,55 @@
+"""The local llama.cpp server (llama_cpp.server). It speaks OpenAI Chat Completions but has gaps
+this adapter covers: no usage on streamed responses, a 500 on tool history with `content: null`."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+
+from core.ir import ChatRequest, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from routing.providers.base import ProviderError
+from routing.providers.openai_compat import OpenAICompatAdapter
+
+
+def _chatml(role: str, content: str) -> str:
+    return f"<|im_start|>{role}\n{content}<|im_end|>\n"
+
+
+class LocalLlamaAdapter(OpenAICompatAdapter):
+    provider = "local"
+
+    def render_message(self, message: Message) -> list[dict[str, Any]]:
+        # The server's chat template dereferences `content` on every message, so tool calls and
+        # results are rendered as plain text turns it accepts (ids kept for continuity).
+        parts: list[str] = []
+        for block in message.blocks:
+            if isinstance(block, TextBlock):
+                parts.append(block.text)
+            elif isinstance(block, ToolUseBlock):
+                parts.append(f"[tool call {block.id}] {block.name}({json.dumps(block.input)})")
+            elif isinstance(block, ToolResultBlock):
+                status = "error" if block.is_error else "result"
+                parts.append(f"[tool {status} {block.tool_use_id}] {block.content}")
+        role = "assistant" if message.role == "assistant" else "user"
+        return [{"role": role, "content": "\n".join(parts)}]
+
+    def count_tokens(self, text: str) -> int:
+        try:
+            response = self._client.post("/extras/tokenize/count", json={"input": text}, timeout=5.0)
+            self._raise_for_status(response)
+            return int(response.json()["count"])
+        except httpx.HTTPError as exc:
+            raise self._transport_error(exc) from exc
+        except (KeyError, ValueError, TypeError):
+            raise ProviderError("protocol", "tokenizer endpoint returned an unexpected body") from None
+
+    def count_usage(self, request: ChatRequest, output_text: str) -> Usage:
+        """Count tokens with the model's own tokenizer: the server reports none when streaming.
+        The prompt is rendered the way the ChatML template renders it."""
+        wire = self.to_wire(request)["messages"]
+        prompt = "".join(_chatml(m["role"], m.get("content") or "") for m in wire) + "<|im_start|>assistant\n"
+        return Usage(
+            input_tokens=self.count_tokens(prompt), output_tokens=self.count_tokens(output_text) if output_text else 0
+        )

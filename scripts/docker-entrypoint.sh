@@ -1,0 +1,13 @@
+#!/bin/sh
+# Container entrypoint: a persistent secret key in the shared var volume, migrations for the web role.
+set -e
+mkdir -p "${METNOS_VAR_DIR:-/app/var}"
+key="${METNOS_VAR_DIR:-/app/var}/secret_key"
+if [ -z "$DJANGO_SECRET_KEY" ] && [ ! -s "$key" ]; then
+  (umask 077 && python -c 'import secrets; print(secrets.token_urlsafe(50))' > "$key")
+fi
+if [ "$METNOS_ROLE" = "web" ]; then
+  python manage.py migrate --noinput
+  python manage.py ensure_admin
+fi
+exec "$@"

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Everything `make run` and `make test` need, from a fresh clone. Idempotent: repeat runs skip done work.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PYTHON="${PYTHON:-python3.11}"
+command -v "$PYTHON" >/dev/null || PYTHON=python3
+if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; then
+  echo "Metnos needs Python 3.11 (found $("$PYTHON" --version 2>&1)). Set PYTHON=/path/to/python3.11." >&2
+  exit 1
+fi
+
+# 1. The virtual environment and its packages.
+[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+stamp=.venv/.metnos-requirements
+want="$(cat requirements.txt requirements-nodeps.txt | sha256sum | cut -d' ' -f1)"
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  echo "Installing Python packages into .venv (the first run compiles llama-cpp-python: ~5 min)"
+  # This machine's pip config lists local mirrors that may be absent; their warnings are noise.
+  .venv/bin/pip install -q -r requirements.txt 2>&1 | grep -v "is ignored: it is neither" || true
+  .venv/bin/pip install -q --no-deps -r requirements-nodeps.txt 2>&1 | grep -v "is ignored: it is neither" || true
+  .venv/bin/python -c "import django, channels, celery, llama_cpp, sentence_transformers" \
+    || { echo "setup: the Python packages did not install; see the errors above" >&2; exit 1; }
+  echo "$want" > "$stamp"
+fi
+
+# 2. PostgreSQL with pgvector, and Redis.
+bash scripts/ensure_services.sh
+
+# 3. A per-machine secret key, unless the environment provides one.
+mkdir -p var
+if [ -z "${DJANGO_SECRET_KEY:-}" ] && [ ! -s var/secret_key ]; then
+  (umask 077 && .venv/bin/python -c 'import secrets; print(secrets.token_urlsafe(50))' > var/secret_key)
+fi
+
+# 4. The database, the vector extension, the schema, and a first user.
+.venv/bin/python scripts/ensure_database.py
+.venv/bin/python manage.py migrate --noinput -v 0
+.venv/bin/python manage.py ensure_admin

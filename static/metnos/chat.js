@@ -1,0 +1,147 @@
+// The chat page: sessions list, turn history from the REST API, live turns over the websocket.
+(() => {
+  "use strict";
+  const app = document.getElementById("app");
+  const csrf = document.querySelector("input[name=csrfmiddlewaretoken]").value;
+  const sessionId = app.dataset.sessionId;
+  const $ = (id) => document.getElementById(id);
+  const turnsEl = $("turns"), statusEl = $("status"), input = $("message");
+  const sendBtn = $("send"), cancelBtn = $("cancel");
+  const bubbles = new Map(); // turn_id -> assistant bubble element
+  let ws = null, retry = 0, runningTurn = null, pendingUser = null;
+
+  const api = async (method, path, body) => {
+    const res = await fetch(`/api${path}`, {
+      method, credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrf },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status}`);
+    return res.json();
+  };
+  const setStatus = (text) => { statusEl.textContent = text || ""; };
+
+  function bubble(role, text, extraClass) {
+    const li = document.createElement("li");
+    li.className = `msg ${role}${extraClass ? " " + extraClass : ""}`;
+    const body = document.createElement("div");
+    body.className = "body";
+    body.textContent = text || "";
+    li.appendChild(body);
+    turnsEl.appendChild(li);
+    turnsEl.scrollTop = turnsEl.scrollHeight;
+    return li;
+  }
+  function setMeta(el, t) {
+    let meta = el.querySelector(".meta");
+    if (!meta) { meta = document.createElement("div"); meta.className = "meta"; el.appendChild(meta); }
+    const usage = t.usage || {};
+    const parts = [t.final_kind, t.route && t.route.winner, `${usage.output_tokens || 0} tokens out`,
+      `${t.latency_ms} ms`, `$${t.cost_usd}`];
+    meta.textContent = parts.filter(Boolean).join(" · ");
+    if (t.final_kind === "error") el.classList.add("error");
+  }
+  function renderTurn(t) {
+    const user = t.messages.find((m) => m.role === "user");
+    const reply = t.messages.find((m) => m.role === "assistant");
+    if (user) bubble("user", user.text);
+    const el = bubble("assistant", reply ? reply.text : (t.status === "completed" ? t.error : "…"));
+    bubbles.set(t.id, el);
+    if (t.status === "completed") setMeta(el, t); else runningTurn = t.id;
+  }
+
+  async function loadSessions() {
+    const list = $("session-list");
+    list.replaceChildren();
+    for (const s of await api("GET", "/sessions")) {
+      const li = document.createElement("li"), a = document.createElement("a");
+      a.href = `/s/${s.id}/`;
+      a.textContent = s.title || "Untitled";
+      if (s.id === sessionId) a.className = "active";
+      li.appendChild(a);
+      list.appendChild(li);
+    }
+  }
+  async function loadTurns() {
+    turnsEl.replaceChildren();
+    bubbles.clear();
+    runningTurn = null;
+    for (const t of await api("GET", `/sessions/${sessionId}/turns`)) renderTurn(t);
+    setBusy(runningTurn !== null);
+  }
+  function setBusy(busy) {
+    sendBtn.disabled = busy || !ws || ws.readyState !== WebSocket.OPEN;
+    cancelBtn.hidden = !busy;
+    input.disabled = !ws || ws.readyState !== WebSocket.OPEN;
+  }
+
+  function onFrame(frame) {
+    switch (frame.type) {
+      case "turn.started": {
+        runningTurn = frame.turn_id;
+        if (!pendingUser) bubble("user", "(sent from another tab)");
+        pendingUser = null;
+        bubbles.set(frame.turn_id, bubble("assistant", ""));
+        setStatus("Thinking…");
+        setBusy(true);
+        break;
+      }
+      case "delta": {
+        const el = bubbles.get(frame.turn_id);
+        if (el) { el.querySelector(".body").textContent += frame.text; turnsEl.scrollTop = turnsEl.scrollHeight; }
+        setStatus("Answering…");
+        break;
+      }
+      case "turn.completed": {
+        const el = bubbles.get(frame.turn_id) || bubble("assistant", "");
+        el.querySelector(".body").textContent = frame.text || frame.error || "";
+        setMeta(el, frame);
+        if (runningTurn === frame.turn_id) runningTurn = null;
+        setStatus(frame.final_kind === "error" ? "The turn ended with an error." : "");
+        setBusy(false);
+        loadSessions();
+        break;
+      }
+      case "error":
+        setStatus(`Error: ${frame.message}`);
+        if (pendingUser) { pendingUser.classList.add("error"); pendingUser = null; setBusy(runningTurn !== null); }
+        break;
+    }
+  }
+
+  function connect() {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    ws = new WebSocket(`${scheme}://${location.host}/ws/sessions/${sessionId}/`);
+    ws.onopen = () => { retry = 0; setStatus(""); loadTurns().catch((e) => setStatus(e.message)); };
+    ws.onmessage = (ev) => onFrame(JSON.parse(ev.data));
+    ws.onclose = () => {
+      setBusy(runningTurn !== null);
+      const delay = Math.min(10000, 500 * 2 ** retry++);
+      setStatus(`Disconnected; reconnecting in ${Math.round(delay / 1000)} s…`);
+      setTimeout(connect, delay);
+    };
+  }
+
+  $("new-session").addEventListener("click", async () => {
+    const s = await api("POST", "/sessions", {});
+    location.href = `/s/${s.id}/`;
+  });
+  $("composer").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const text = input.value.trim();
+    if (!text || !ws || ws.readyState !== WebSocket.OPEN) return;
+    pendingUser = bubble("user", text);
+    ws.send(JSON.stringify({ type: "message", text }));
+    input.value = "";
+    setBusy(true);
+  });
+  input.addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter" && !ev.shiftKey) { ev.preventDefault(); $("composer").requestSubmit(); }
+  });
+  cancelBtn.addEventListener("click", () => {
+    if (runningTurn && ws) ws.send(JSON.stringify({ type: "cancel", turn_id: runningTurn }));
+  });
+
+  loadSessions().catch((e) => setStatus(e.message));
+  if (sessionId) connect(); else setStatus("Create a session to start chatting.");
+})();

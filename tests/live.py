@@ -1,0 +1,115 @@
+"""Start real Metnos processes (llama.cpp server, daphne, Celery worker) for tests and benches."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+LOG_DIR = ROOT / "var" / "test-logs"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class LiveProcess:
+    def __init__(self, name: str, argv: list[str], env: dict[str, str] | None = None):
+        LOG_DIR.mkdir(parents=True, exist_ok=True)
+        self.name = name
+        self.log_path = LOG_DIR / f"{name}-{os.getpid()}.log"
+        self._log = self.log_path.open("wb")
+        self.proc = subprocess.Popen(
+            argv,
+            cwd=ROOT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+    def log_tail(self, chars: int = 3000) -> str:
+        return self.log_path.read_text(errors="replace")[-chars:]
+
+    def _check_alive(self) -> None:
+        if self.proc.poll() is not None:
+            raise RuntimeError(f"{self.name} exited with {self.proc.returncode}:\n{self.log_tail()}")
+
+    def wait_http(self, url: str, timeout_s: float = 90.0) -> None:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            self._check_alive()
+            try:
+                if httpx.get(url, timeout=1.0).status_code < 500:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        raise TimeoutError(f"{self.name} did not answer {url} within {timeout_s} s:\n{self.log_tail()}")
+
+    def wait_log(self, needle: str, timeout_s: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            self._check_alive()
+            if needle in self.log_path.read_text(errors="replace"):
+                return
+            time.sleep(0.2)
+        raise TimeoutError(f"{self.name} never logged {needle!r}:\n{self.log_tail()}")
+
+    def stop(self, timeout_s: float = 10.0) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout_s)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+        self._log.close()
+
+
+def start_model_server(port: int) -> LiveProcess:
+    from routing.local import server_argv
+
+    server = LiveProcess("llama", server_argv(sys.executable, port=port))
+    server.wait_http(f"http://127.0.0.1:{port}/v1/models")
+    return server
+
+
+def start_web(port: int, env: dict[str, str]) -> LiveProcess:
+    web = LiveProcess(
+        "daphne", [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), "metnos_site.asgi:application"], env
+    )
+    web.wait_http(f"http://127.0.0.1:{port}/accounts/login/")
+    return web
+
+
+def start_worker(env: dict[str, str], queue: str) -> LiveProcess:
+    argv = [
+        str(BIN / "celery"),
+        "-A",
+        "metnos_site",
+        "worker",
+        "--loglevel",
+        "INFO",
+        "--concurrency",
+        "1",
+        "--queues",
+        queue,
+        "--without-gossip",
+        "--without-mingle",
+        "-n",
+        f"{queue}@%h",
+    ]
+    worker = LiveProcess("worker", argv, env)
+    worker.wait_log("ready.")
+    return worker

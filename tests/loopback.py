@@ -1,0 +1,66 @@
+"""A loopback HTTP server that answers with recorded provider wire responses (JSON or SSE).
+It stands in only for what this machine cannot reach: cloud providers."""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    json_body: dict | None = None
+    sse_events: list[str] | None = None  # raw `data:` payloads, sent in order
+    headers: dict[str, str] = field(default_factory=dict)
+    raw: bytes | None = None
+
+
+class LoopbackProvider:
+    def __init__(self) -> None:
+        self.requests: list[dict] = []
+        self.replies: list[Reply] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                body = self.rfile.read(length)
+                outer.requests.append(
+                    {"path": self.path, "headers": dict(self.headers), "json": json.loads(body or b"{}")}
+                )
+                reply = (
+                    outer.replies.pop(0) if outer.replies else Reply(status=500, json_body={"error": "no reply queued"})
+                )
+                self.send_response(reply.status)
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
+                if reply.sse_events is not None:
+                    self.send_header("content-type", "text/event-stream")
+                    self.end_headers()
+                    for event in reply.sse_events:
+                        self.wfile.write(f"data: {event}\n\n".encode())
+                        self.wfile.flush()
+                    return
+                payload = reply.raw if reply.raw is not None else json.dumps(reply.json_body or {}).encode()
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> LoopbackProvider:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()
