@@ -6,6 +6,7 @@ from ninja import Router, Schema, Status
 
 from agents import services
 from agents.selectors import session_for_user, session_list, turn_list
+from billing.cost import format_usd
 
 router = Router(tags=["sessions"])
 
@@ -43,7 +44,7 @@ class TurnOut(Schema):
 
     @staticmethod
     def resolve_cost_usd(obj) -> str:
-        return str(obj.cost_usd)
+        return format_usd(obj.cost_usd)
 
     @staticmethod
     def resolve_messages(obj) -> list:

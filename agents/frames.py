@@ -1,6 +1,7 @@
 """The server → client frames of the websocket protocol (DESIGN.md)."""
 
 from agents.models import Turn
+from billing.cost import format_usd
 
 
 def turn_started(turn: Turn) -> dict:
@@ -15,7 +16,7 @@ def turn_completed(turn: Turn, text: str) -> dict:
         "layer": turn.layer,
         "text": text,
         "usage": turn.usage,
-        "cost_usd": str(turn.cost_usd),
+        "cost_usd": format_usd(turn.cost_usd),
         "latency_ms": turn.latency_ms,
         "model_ms": turn.model_ms,
         "route": turn.route,

@@ -34,3 +34,8 @@ def call_cost(*, usage: Usage, price: Price) -> Decimal:
         + usage.cache_write_tokens * cache_write
     ) / _PER
     return total.quantize(USD_QUANTUM, rounding=ROUND_HALF_UP)
+
+
+def format_usd(amount: Decimal) -> str:
+    """Fixed-point text with the full quantum ("0.00000000"), never exponent form ("0E-8")."""
+    return f"{Decimal(amount).quantize(USD_QUANTUM):f}"

@@ -13,7 +13,7 @@ from decimal import Decimal
 
 from django.conf import settings
 
-from billing.cost import FREE, Price, call_cost
+from billing.cost import FREE, Price, call_cost, format_usd
 from core.clock import monotonic_ms
 from core.events import bus
 from core.ir import ChatRequest, Message, MessageStop, SystemPrompt, TextDelta, Usage
@@ -105,7 +105,7 @@ def run_turn(inp: TurnInput, on_delta: Callable[[str], None]) -> TurnOutcome:
             "model": model.id,
             "provider": model.provider,
             "usage": usage.to_dict(),
-            "cost_usd": str(cost),
+            "cost_usd": format_usd(cost),
             "latency_ms": model_ms,
             "status": status,
             "error": str(error) if error else "",
@@ -162,7 +162,7 @@ def _finish(outcome: TurnOutcome, started: float, ids: dict) -> TurnOutcome:
             "final_kind": outcome.final_kind,
             "layer": outcome.layer,
             "latency_ms": latency,
-            "cost_usd": str(outcome.cost_usd),
+            "cost_usd": format_usd(outcome.cost_usd),
         },
         **ids,
     )

@@ -38,22 +38,14 @@ def model_path() -> Path:
 def server_argv(python: str, *, port: int | None = None) -> list[str]:
     """The command that serves the local model, bound to the host/port of METNOS_LOCAL_MODEL_URL."""
     url = urlsplit(settings.METNOS_LOCAL_MODEL_URL)
-    return [
-        python,
-        "-m",
-        "llama_cpp.server",
-        "--model",
-        str(model_path()),
-        "--model_alias",
-        settings.METNOS_LOCAL_MODEL_NAME,
-        "--chat_format",
-        "chatml-function-calling",
-        "--host",
-        url.hostname or "127.0.0.1",
-        "--port",
-        str(port or url.port or 8080),
-        "--n_ctx",
-        str(settings.METNOS_LOCAL_MODEL_CTX),
-        "--n_threads",
-        str(settings.METNOS_LOCAL_MODEL_THREADS),
-    ]
+    options = {
+        "--model": str(model_path()),
+        "--model_alias": settings.METNOS_LOCAL_MODEL_NAME,
+        "--chat_format": "chatml-function-calling",
+        "--host": url.hostname or "127.0.0.1",
+        "--port": str(port or url.port or 8080),
+        "--n_ctx": str(settings.METNOS_LOCAL_MODEL_CTX),
+        "--n_threads": str(settings.METNOS_LOCAL_MODEL_THREADS),
+        "--verbose": "False",
+    }
+    return [python, "-m", "llama_cpp.server", *(part for pair in options.items() for part in pair)]

@@ -1,6 +1,6 @@
 from decimal import Decimal
 
-from billing.cost import FREE, Price, call_cost
+from billing.cost import FREE, Price, call_cost, format_usd
 from core.ir import Usage
 
 
@@ -20,3 +20,8 @@ def test_each_token_class_is_billed_at_its_own_rate_and_quantized_to_1e_8():
     cost = call_cost(usage=usage, price=price)
     assert cost == expected.quantize(Decimal("0.00000001"))
     assert cost.as_tuple().exponent == -8
+
+
+def test_usd_text_is_fixed_point_never_exponent_form():
+    assert format_usd(Decimal("0E-8")) == "0.00000000"
+    assert format_usd(Decimal("1.5")) == "1.50000000"

@@ -1,9 +1,14 @@
 import os
 import sys
 
+from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from routing.local import server_argv
+
+# llama_cpp.server reads its settings from the environment too, and an environment value wins
+# over the command line: a process runner's PORT (honcho sets one per process) would move it.
+_SERVER_ENV_KEYS = ("PORT", "HOST", "MODEL")
 
 
 class Command(BaseCommand):
@@ -11,7 +16,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         argv = server_argv(sys.executable)
-        self.stdout.write(f"serving {argv[4]} on {os.environ.get('METNOS_LOCAL_MODEL_URL', 'http://127.0.0.1:8080')}")
+        self.stdout.write(f"serving {argv[argv.index('--model') + 1]} at {settings.METNOS_LOCAL_MODEL_URL}")
         self.stdout.flush()
+        env = {k: v for k, v in os.environ.items() if k.upper() not in _SERVER_ENV_KEYS}
         # exec: the process runner's signals reach the server directly.
-        os.execv(argv[0], argv)  # noqa: S606 (argv is built from settings, no shell)
+        os.execve(argv[0], argv, env)  # noqa: S606 (argv is built from settings, no shell)
