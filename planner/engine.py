@@ -115,39 +115,23 @@ def run_turn(inp: TurnInput, on_delta: Callable[[str], None]) -> TurnOutcome:
         },
         **ids,
     )
+    final_kind, text, error_text = "answer", "".join(parts), ""
     if error is not None:
-        outcome = TurnOutcome(
-            final_kind="error",
-            text=_user_facing(error),
-            layer="direct",
-            usage=usage,
-            cost_usd=cost,
-            model_ms=model_ms,
-            route=route,
-            error=str(error),
-        )
+        final_kind, text, error_text = "error", _user_facing(error), str(error)
     elif status == "cancelled":
-        outcome = TurnOutcome(
-            final_kind="error",
-            text="".join(parts),
-            layer="direct",
-            usage=usage,
-            cost_usd=cost,
-            model_ms=model_ms,
-            route=route,
-            error="cancelled by the user",
-        )
+        final_kind, error_text = "error", "cancelled by the user"
     else:
-        outcome = TurnOutcome(
-            final_kind="answer",
-            text="".join(parts),
-            layer="direct",
-            usage=usage,
-            cost_usd=cost,
-            model_ms=model_ms,
-            route=route,
-        )
         bus.emit("layer.resolved", {"layer": "direct"}, **ids)
+    outcome = TurnOutcome(
+        final_kind=final_kind,
+        text=text,
+        layer="direct",
+        usage=usage,
+        cost_usd=cost,
+        model_ms=model_ms,
+        route=route,
+        error=error_text,
+    )
     return _finish(outcome, started, ids)
 
 
