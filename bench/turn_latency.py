@@ -64,7 +64,7 @@ def main() -> None:
     try:
         client = ChatClient(f"http://127.0.0.1:{web_port}", f"ws://127.0.0.1:{web_port}")
         client.login(username, password)
-        started, first, final, overhead, model_ms = [], [], [], [], []
+        accepted, first, final, overhead, model_ms = [], [], [], [], []
         with client.websocket(client.create_session()) as ws:
             run_turn(ws, PROMPT)  # warm-up: connections, caches
             for _ in range(runs):
@@ -72,7 +72,7 @@ def main() -> None:
                 done_at, done = session_frames[-1]
                 if done.get("final_kind") != "answer":
                     raise SystemExit(f"turn failed: {done}")
-                started.append(next(t for t, f in session_frames if f["type"] == "turn.started") * 1000)
+                accepted.append(next(t for t, f in session_frames if f["type"] == "turn.started") * 1000)
                 first.append(next(t for t, f in session_frames if f["type"] == "delta") * 1000)
                 final.append(done_at * 1000)
                 model_ms.append(done["model_ms"])
@@ -107,7 +107,7 @@ def main() -> None:
     result = {
         "bench": "turn_latency",
         "runs": runs,
-        "turn_started_p50_ms": pct(started, 0.5),
+        "turn_started_p50_ms": pct(accepted, 0.5),
         "first_delta_p50_ms": pct(first, 0.5),
         "first_delta_p95_ms": pct(first, 0.95),
         "final_p50_ms": pct(final, 0.5),

@@ -60,12 +60,16 @@ def env_url(name: str, default: str, schemes: tuple[str, ...]) -> str:
     return raw
 
 
-def database_from_url(url: str) -> dict:
-    """postgres://user:password@host:port/name -> a Django DATABASES entry (psycopg 3)."""
+def database_from_url(url: str, *, pool_max: int = 0) -> dict:
+    """postgres://user:password@host:port/name -> a Django DATABASES entry (psycopg 3).
+    pool_max > 0 turns on psycopg's connection pool (the way to reuse connections under ASGI)."""
     parts = urlsplit(url)
     name = parts.path.lstrip("/")
     if not name:
         raise ImproperlyConfigured(f"DATABASE_URL has no database name: {url!r}")
+    options: dict = {"connect_timeout": 5}
+    if pool_max:
+        options["pool"] = {"min_size": 1, "max_size": pool_max, "timeout": 10}
     return {
         "ENGINE": "django.db.backends.postgresql",
         "NAME": name,
@@ -74,5 +78,5 @@ def database_from_url(url: str) -> dict:
         "HOST": parts.hostname or "",
         "PORT": str(parts.port or 5432),
         "CONN_MAX_AGE": 0,
-        "OPTIONS": {"connect_timeout": 5},
+        "OPTIONS": options,
     }

@@ -38,3 +38,8 @@ def test_database_url_becomes_a_django_database():
     )
     with pytest.raises(ImproperlyConfigured):
         database_from_url("postgres://127.0.0.1:5432/")
+
+
+def test_a_pool_size_turns_on_psycopgs_connection_pool():
+    assert "pool" not in database_from_url("postgres://h/x")["OPTIONS"]
+    assert database_from_url("postgres://h/x", pool_max=4)["OPTIONS"]["pool"]["max_size"] == 4
