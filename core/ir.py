@@ -4,6 +4,7 @@ everything inside Metnos speaks only these types."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from decimal import Decimal
 from typing import Any, Literal
 
 Role = Literal["user", "assistant", "system", "tool"]
@@ -138,6 +139,8 @@ class ChatResponse:
     model: str
     provider: str
     latency_ms: int
+    # What the provider itself says the call cost (OpenRouter's usage.cost), when it says so.
+    reported_cost_usd: Decimal | None = None
 
 
 # Stream events, in the order an adapter yields them.
@@ -178,6 +181,7 @@ class ToolUseStop:
 class MessageStop:
     stop_reason: StopReason
     usage: Usage
+    reported_cost_usd: Decimal | None = None
     type: Literal["message_stop"] = "message_stop"
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -13,9 +14,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 class Reply:
     status: int = 200
     json_body: dict | None = None
-    sse_events: list[str] | None = None  # raw `data:` payloads, sent in order
+    # Server-sent events in order: a `data:` payload, or (event name, payload).
+    sse_events: list[str | tuple[str, str]] | None = None
     headers: dict[str, str] = field(default_factory=dict)
     raw: bytes | None = None
+    delay_s: float = 0.0  # wait before answering (a provider that hangs)
 
 
 class LoopbackProvider:
@@ -31,12 +34,15 @@ class LoopbackProvider:
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 body = self.rfile.read(length)
-                outer.requests.append(
-                    {"path": self.path, "headers": dict(self.headers), "json": json.loads(body or b"{}")}
-                )
-                reply = (
-                    outer.replies.pop(0) if outer.replies else Reply(status=500, json_body={"error": "no reply queued"})
-                )
+                try:
+                    parsed = json.loads(body or b"{}")
+                except json.JSONDecodeError:
+                    parsed = None
+                outer.requests.append({"path": self.path, "headers": dict(self.headers), "json": parsed})
+                fallback = Reply(status=500, json_body={"error": "no reply queued"})
+                reply = outer.replies.pop(0) if outer.replies else fallback
+                if reply.delay_s:
+                    time.sleep(reply.delay_s)
                 self.send_response(reply.status)
                 for name, value in reply.headers.items():
                     self.send_header(name, value)
@@ -44,7 +50,9 @@ class LoopbackProvider:
                     self.send_header("content-type", "text/event-stream")
                     self.end_headers()
                     for event in reply.sse_events:
-                        self.wfile.write(f"data: {event}\n\n".encode())
+                        name, data = event if isinstance(event, tuple) else ("", event)
+                        frame = (f"event: {name}\n" if name else "") + f"data: {data}\n\n"
+                        self.wfile.write(frame.encode())
                         self.wfile.flush()
                     return
                 payload = reply.raw if reply.raw is not None else json.dumps(reply.json_body or {}).encode()
@@ -54,6 +62,7 @@ class LoopbackProvider:
                 self.wfile.write(payload)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 

@@ -6,10 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import httpx
-
 from core.ir import ChatRequest, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
-from routing.providers.base import ProviderError
 from routing.providers.openai_compat import OpenAICompatAdapter
 
 
@@ -36,14 +33,10 @@ class LocalLlamaAdapter(OpenAICompatAdapter):
         return [{"role": role, "content": "\n".join(parts)}]
 
     def count_tokens(self, text: str) -> int:
-        try:
-            response = self._client.post("/extras/tokenize/count", json={"input": text}, timeout=5.0)
-            self._raise_for_status(response)
-            return int(response.json()["count"])
-        except httpx.HTTPError as exc:
-            raise self._transport_error(exc) from exc
-        except (KeyError, ValueError, TypeError):
-            raise ProviderError("protocol", "tokenizer endpoint returned an unexpected body") from None
+        data = self._post_json("/extras/tokenize/count", {"input": text})
+        if not isinstance(data.get("count"), int):
+            raise self._error("protocol", "the tokenizer endpoint returned no count")
+        return data["count"]
 
     def count_usage(self, request: ChatRequest, output_text: str) -> Usage:
         """Count tokens with the model's own tokenizer: the server reports none when streaming.
