@@ -30,6 +30,31 @@ def celery_test_queue():
 
 
 @pytest.fixture(scope="session")
+def availability_prefix(celery_test_queue):
+    return f"{celery_test_queue}:avail"
+
+
+@pytest.fixture(autouse=True)
+def routing_state(request, settings, availability_prefix):
+    """Each test starts with the default models and a clean availability state. Transactional
+    tests flush the database, seeded rows included, so the defaults are seeded again."""
+    settings.METNOS_AVAILABILITY_PREFIX = availability_prefix
+    settings.METNOS_ROUTING_FILE = ""
+    if request.node.get_closest_marker("django_db") is not None:
+        from routing.defaults import seed
+        from routing.models import ChatModel, Provider
+        from routing.registry import invalidate_local
+
+        request.getfixturevalue("_django_db_helper")
+        seed(Provider, ChatModel)
+        invalidate_local()
+    yield
+    from routing.availability import availability
+
+    availability.reset()
+
+
+@pytest.fixture(scope="session")
 def model_server():
     """The llama.cpp server with the shipped GGUF, on a free port. Yields its base URL."""
     port = live.free_port()
@@ -64,6 +89,8 @@ def live_stack(django_db_setup, django_db_blocker, model_server, celery_test_que
         "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
         "METNOS_LOCAL_MODEL_URL": model_server,
         "METNOS_CELERY_QUEUE": celery_test_queue,
+        "METNOS_AVAILABILITY_PREFIX": f"{celery_test_queue}:avail",
+        "METNOS_ROUTING_FILE": "",
     }
     port = live.free_port()
     web = live.start_web(port, env)

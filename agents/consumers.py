@@ -89,7 +89,17 @@ class SessionConsumer(AsyncWebsocketConsumer):
             frames.error(f"`{data['type']}` frames need the planning engine, which this version does not run yet")
         )
 
-    on_approve = on_answer = on_feedback = _not_yet
+    on_approve = on_answer = _not_yet
+
+    async def on_feedback(self, data: dict) -> None:
+        turn = await database_sync_to_async(self._own_turn)(data.get("turn_id"))
+        if turn is None:
+            await self.send_json(frames.error("no such turn in this session"))
+            return
+        try:
+            await database_sync_to_async(services.turn_give_feedback)(turn=turn, value=data.get("value"))
+        except services.InvalidInput as exc:
+            await self.send_json(frames.error(str(exc), str(turn.id)))
 
     def _own_turn(self, turn_id) -> Turn | None:
         try:

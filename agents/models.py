@@ -8,6 +8,7 @@ class ChatSession(models.Model):
     id = models.UUIDField(primary_key=True, default=new_id, editable=False)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="chat_sessions")
     title = models.CharField(max_length=200, blank=True)
+    sticky_model = models.CharField(max_length=200, blank=True, help_text="Slot 2 of the routing chain (/model).")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -40,6 +41,7 @@ class Turn(models.Model):
     latency_ms = models.PositiveIntegerField(default=0)
     model_ms = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
+    feedback = models.CharField(max_length=16, blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)

@@ -13,6 +13,8 @@ from agents.push import pusher
 from core.clock import now
 from core.ir import Message as IRMessage
 from planner.engine import TurnOutcome
+from routing import patterns
+from routing.evaluator import FEEDBACK
 
 MAX_MESSAGE_CHARS = 32_000
 
@@ -132,6 +134,38 @@ def turns_fail_stale(*, older_than: timedelta) -> int:
         frame = frames.turn_completed(turn, message)
         transaction.on_commit(lambda frame=frame, sid=turn.session_id: pusher.send(sid, frame))
     return len(stale)
+
+
+RETRY_WINDOW = timedelta(minutes=10)
+
+
+def _normalized(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def turn_note_retry(*, turn: Turn, text: str) -> bool:
+    """When the user sends the same request again right after a turn, that turn did not serve
+    them: the evaluator lowers its routing outcome."""
+    previous = (
+        Turn.objects.filter(session_id=turn.session_id, created_at__lt=turn.created_at).order_by("-created_at").first()
+    )
+    if previous is None or turn.created_at - previous.created_at > RETRY_WINDOW:
+        return False
+    previous_text = previous.messages.filter(role=Message.Role.USER).values_list("text", flat=True).first() or ""
+    if _normalized(previous_text) != _normalized(text):
+        return False
+    patterns.rescore(turn_id=previous.id, retried=True)
+    return True
+
+
+@transaction.atomic
+def turn_give_feedback(*, turn: Turn, value: str) -> Turn:
+    if value not in FEEDBACK:
+        raise InvalidInput(f"feedback must be one of {', '.join(FEEDBACK)}")
+    turn.feedback = value
+    turn.save(update_fields=["feedback"])
+    patterns.rescore(turn_id=turn.id, feedback=value)
+    return turn
 
 
 def turn_request_cancel(*, turn: Turn) -> None:

@@ -48,7 +48,9 @@ def run_turn(turn_id: str) -> None:
         text=user_message,
         history=turn_history(turn=turn, limit=settings.METNOS_HISTORY_TURNS),
         model=turn.requested_model or None,
+        sticky_model=turn.session.sticky_model or None,
     )
+    services.turn_note_retry(turn=turn, text=user_message)
     try:
         outcome = engine.run_turn(inp, on_delta)
     except Exception as exc:

@@ -12,7 +12,6 @@ from django.http import JsonResponse
 from django.views.decorators.http import require_GET
 
 from metnos_site.celery import app as celery_app
-from routing.registry import default_model
 
 
 class CheckFailed(Exception):
@@ -49,13 +48,14 @@ def check_worker() -> None:
 
 
 def check_model() -> None:
-    model = default_model()
+    """The local model server: the platform's offline default, so it must be up."""
+    url = settings.METNOS_LOCAL_MODEL_URL.rstrip("/")
     try:
-        response = httpx.get(f"{model.base_url.rstrip('/')}/v1/models", timeout=2.0)
+        response = httpx.get(f"{url}/v1/models", timeout=2.0)
     except httpx.HTTPError as exc:
-        raise CheckFailed(f"model server {model.base_url} unreachable: {exc.__class__.__name__}") from None
+        raise CheckFailed(f"model server {url} unreachable: {exc.__class__.__name__}") from None
     if response.status_code != 200:
-        raise CheckFailed(f"model server {model.base_url} answered HTTP {response.status_code}")
+        raise CheckFailed(f"model server {url} answered HTTP {response.status_code}")
 
 
 CHECKS: dict[str, Callable[[], None]] = {

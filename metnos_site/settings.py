@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "django.contrib.postgres",
     "channels",
     "django_celery_beat",
     "core",
@@ -167,3 +168,15 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("METNOS_LOG_LEVEL", "INFO")},
     "loggers": {"httpx": {"level": "WARNING"}, "httpcore": {"level": "WARNING"}},
 }
+
+# Routing. The global default (slot 7) when routing.yaml sets none.
+METNOS_DEFAULT_MODEL = env_str("METNOS_DEFAULT_MODEL", "local-fast")
+# Where the availability state machine keeps its shared state in Redis.
+METNOS_AVAILABILITY_PREFIX = env_str("METNOS_AVAILABILITY_PREFIX", "metnos:avail")
+METNOS_ROUTING_FILE = env_str("METNOS_ROUTING_FILE", str(BASE_DIR / "routing.yaml"))
+# Learned routing (slot 4): K nearest outcomes, how much cost counts against success, and the bar.
+METNOS_PATTERN_K = env_int("METNOS_PATTERN_K", 20)
+METNOS_PATTERN_COST_WEIGHT = env_float("METNOS_PATTERN_COST_WEIGHT", 0.3)
+METNOS_PATTERN_MIN_CONFIDENCE = env_float("METNOS_PATTERN_MIN_CONFIDENCE", 0.5)
+METNOS_PATTERN_MAX_DISTANCE = env_float("METNOS_PATTERN_MAX_DISTANCE", 0.15)
+METNOS_PATTERN_PRIOR_SAMPLES = env_int("METNOS_PATTERN_PRIOR_SAMPLES", 3)

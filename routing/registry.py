@@ -1,15 +1,25 @@
-"""Configured models, their aliases, and one pooled adapter per model per process."""
+"""The configured models as an in-process snapshot of the database, and one pooled adapter per
+provider endpoint. The snapshot is rebuilt when an admin edit bumps a version number in the
+shared cache, so every process sees the change on its next decision."""
 
 from __future__ import annotations
 
+import difflib
+import os
 import threading
-from dataclasses import dataclass
-from decimal import Decimal
+import time
+from dataclasses import dataclass, field
 
 from django.conf import settings
+from django.core.cache import cache
 
+from routing.providers.anthropic import AnthropicAdapter
 from routing.providers.base import ProviderAdapter
 from routing.providers.local import LocalLlamaAdapter
+from routing.providers.openai_compat import OpenAICompatAdapter, OpenRouterAdapter
+
+VERSION_KEY = "metnos:routing:registry-version"
+_VERSION_CHECK_S = 1.0
 
 
 class UnknownModel(LookupError):
@@ -18,62 +28,180 @@ class UnknownModel(LookupError):
 
 @dataclass(frozen=True)
 class ModelConfig:
-    id: str
+    name: str
     provider: str
-    api_model: str
-    base_url: str
-    context_window: int
-    max_output_tokens: int
+    provider_kind: str
+    api_model_name: str = ""
+    stored_base_url: str = ""
+    api_key_env: str = ""
+    timeout_s: float = 60.0
     aliases: tuple[str, ...] = ()
-    # USD per million tokens; the billing app owns versioned prices, this is the list default.
-    input_price_per_mtok: Decimal = Decimal("0")
-    output_price_per_mtok: Decimal = Decimal("0")
+    tier: str = ""
+    supports_vision: bool = False
+    supports_tools: bool = True
+    supports_system_prompt: bool = True
+    supports_structured_output: bool = False
+    context_window: int = 8192
+    max_output_tokens: int = 4096
+    params: dict = field(default_factory=dict)
+    enabled: bool = True
+
+    @property
+    def is_local(self) -> bool:
+        return self.provider_kind == "local"
+
+    @property
+    def base_url(self) -> str:
+        if self.is_local and not self.stored_base_url:
+            return settings.METNOS_LOCAL_MODEL_URL
+        return self.stored_base_url
+
+    @property
+    def api_model(self) -> str:
+        if self.is_local and not self.api_model_name:
+            return settings.METNOS_LOCAL_MODEL_NAME
+        return self.api_model_name
+
+    @property
+    def api_key(self) -> str:
+        return os.environ.get(self.api_key_env, "") if self.api_key_env else ""
+
+    @property
+    def configured(self) -> bool:
+        """Usable at all: enabled, and a cloud model only when its key is in the environment."""
+        return self.enabled and (self.is_local or bool(self.api_key))
+
+    def output_budget(self, requested: int | None = None) -> int:
+        """The max_tokens to send: what was asked (or the tier's budget), never above the model's real maximum."""
+        wanted = requested or self.params.get("max_tokens") or self.max_output_tokens
+        return max(1, min(int(wanted), self.max_output_tokens))
 
 
-def configured_models() -> dict[str, ModelConfig]:
-    local = ModelConfig(
-        id=f"local/{settings.METNOS_LOCAL_MODEL_NAME}",
-        provider="local",
-        api_model=settings.METNOS_LOCAL_MODEL_NAME,
-        base_url=settings.METNOS_LOCAL_MODEL_URL,
-        context_window=settings.METNOS_LOCAL_MODEL_CTX,
-        max_output_tokens=settings.METNOS_LOCAL_MAX_TOKENS,
-        aliases=("local", "default", settings.METNOS_LOCAL_MODEL_NAME),
+class Registry:
+    def __init__(self, models: list[ModelConfig]):
+        self.models = {m.name: m for m in models}
+        self._by_alias = {alias: m for m in models for alias in m.aliases}
+
+    def get(self, name: str) -> ModelConfig | None:
+        return self.models.get(name) or self._by_alias.get(name)
+
+    def resolve(self, name: str) -> ModelConfig:
+        model = self.get(name)
+        if model is None:
+            known = sorted({*self.models, *self._by_alias})
+            close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+            hint = f"; did you mean {', '.join(close)}?" if close else f"; known: {', '.join(known)}"
+            raise UnknownModel(f"unknown model {name!r}{hint}")
+        return model
+
+    def all(self) -> list[ModelConfig]:
+        return list(self.models.values())
+
+
+def _load() -> Registry:
+    from routing.models import ChatModel
+
+    rows = ChatModel.objects.select_related("provider").all()
+    return Registry(
+        [
+            ModelConfig(
+                name=row.name,
+                provider=row.provider.name,
+                provider_kind=row.provider.kind,
+                api_model_name=row.api_model,
+                stored_base_url=row.provider.base_url,
+                api_key_env=row.provider.api_key_env,
+                timeout_s=row.provider.timeout_s,
+                aliases=tuple(row.aliases),
+                tier=row.tier,
+                supports_vision=row.supports_vision,
+                supports_tools=row.supports_tools,
+                supports_system_prompt=row.supports_system_prompt,
+                supports_structured_output=row.supports_structured_output,
+                context_window=row.context_window,
+                max_output_tokens=row.max_output_tokens,
+                params=dict(row.params or {}),
+                enabled=row.enabled and row.provider.enabled,
+            )
+            for row in rows
+        ]
     )
-    return {local.id: local}
 
 
-def default_model() -> ModelConfig:
-    return next(iter(configured_models().values()))
+class _Snapshot:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._registry: Registry | None = None
+        self._version: int | None = None
+        self._checked_at = 0.0
+
+    def get(self) -> Registry:
+        now = time.monotonic()
+        if self._registry is not None and now - self._checked_at < _VERSION_CHECK_S:
+            return self._registry
+        version = cache.get(VERSION_KEY, 0)
+        with self._lock:
+            if self._registry is None or version != self._version:
+                self._registry = _load()
+                self._version = version
+            self._checked_at = now
+            return self._registry
+
+    def invalidate(self) -> None:
+        with self._lock:
+            self._registry = None
 
 
-def resolve(name: str | None) -> ModelConfig:
-    models = configured_models()
-    if not name:
-        return default_model()
-    if name in models:
-        return models[name]
-    for model in models.values():
-        if name in model.aliases:
-            return model
-    raise UnknownModel(f"unknown model {name!r}; configured: {', '.join(sorted(models))}")
+_snapshot = _Snapshot()
+
+
+def current() -> Registry:
+    return _snapshot.get()
+
+
+def bump_version() -> None:
+    """Tell every process that the registry changed (called after a Provider/ChatModel write)."""
+    try:
+        cache.incr(VERSION_KEY)
+    except ValueError:
+        cache.set(VERSION_KEY, 1, timeout=None)
+    _snapshot.invalidate()
+
+
+def invalidate_local() -> None:
+    _snapshot.invalidate()
+
+
+def resolve(name: str) -> ModelConfig:
+    return current().resolve(name)
 
 
 _adapters: dict[tuple, ProviderAdapter] = {}
-_lock = threading.Lock()
+_adapters_lock = threading.Lock()
 
 
 def adapter_for(model: ModelConfig) -> ProviderAdapter:
-    key = (model.id, model.base_url)
-    with _lock:
+    key = (model.provider_kind, model.base_url, model.api_key, model.timeout_s)
+    with _adapters_lock:
         adapter = _adapters.get(key)
         if adapter is None:
-            if model.provider != "local":
-                raise UnknownModel(f"no adapter for provider {model.provider!r}")
-            adapter = LocalLlamaAdapter(
-                base_url=model.base_url,
-                timeout_s=settings.METNOS_MODEL_TIMEOUT_S,
-                connect_timeout_s=settings.METNOS_MODEL_CONNECT_TIMEOUT_S,
-            )
+            adapter = _build_adapter(model)
             _adapters[key] = adapter
         return adapter
+
+
+def _build_adapter(model: ModelConfig) -> ProviderAdapter:
+    common = {
+        "base_url": model.base_url,
+        "timeout_s": model.timeout_s if not model.is_local else settings.METNOS_MODEL_TIMEOUT_S,
+        "connect_timeout_s": settings.METNOS_MODEL_CONNECT_TIMEOUT_S,
+    }
+    if model.provider_kind == "local":
+        return LocalLlamaAdapter(**common)
+    if model.provider_kind == "anthropic":
+        return AnthropicAdapter(api_key=model.api_key, **common)
+    if model.provider_kind == "openrouter":
+        return OpenRouterAdapter(api_key=model.api_key, **common)
+    if model.provider_kind == "openai":
+        return OpenAICompatAdapter(api_key=model.api_key, **common)
+    raise UnknownModel(f"no adapter for provider kind {model.provider_kind!r}")

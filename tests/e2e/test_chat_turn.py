@@ -36,7 +36,8 @@ def test_a_logged_in_user_gets_a_streamed_answer_from_the_local_model(live_stack
     assert final["usage"]["output_tokens"] > 0
     assert final["usage"]["input_tokens"] > 0
     assert final["latency_ms"] > 0
-    assert final["route"]["winner"].startswith("local/")
+    assert final["route"]["winner"] == "local-fast" and final["route"]["slot"] == "global_default"
+    assert [v["slot"] for v in final["route"]["chain"]][-1] == "global_default"
     assert "".join(d["text"] for d in deltas) == final["text"]
     assert len(deltas) < final["usage"]["output_tokens"], "deltas are batched, not one frame per token"
 
