@@ -5,9 +5,11 @@ from ninja import NinjaAPI
 from ninja.security import SessionAuth
 
 from agents.api import router as agents_router
+from routing.api import router as routing_router
 
 api = NinjaAPI(title="Metnos API", version="1", auth=SessionAuth(), urls_namespace="api")
 api.add_router("/", agents_router)
+api.add_router("/", routing_router)
 
 
 @api.exception_handler(Http404)

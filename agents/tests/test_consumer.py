@@ -13,6 +13,7 @@ from agents import services
 from agents.models import Message, Turn
 from agents.routing import websocket_urlpatterns
 from metnos_site.asgi import application
+from routing.models import RoutingPattern
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -125,3 +126,28 @@ def test_cancel_of_an_unknown_turn_is_an_error(session, alice):
         return frame
 
     assert run(scenario) == {"type": "error", "message": "no such turn in this session"}
+
+
+def test_feedback_on_a_turn_is_stored_and_rescores_its_routing_outcome(session, alice):
+    turn = Turn.objects.create(session=session, status=Turn.Status.COMPLETED, final_kind="answer")
+    RoutingPattern.objects.create(
+        fingerprint=[0.0] * 23 + [1.0], model_name="local-fast", score=1.0, final_kind="answer", turn_id=turn.id
+    )
+
+    async def scenario():
+        comm = communicator(session.id, alice)
+        await comm.connect()
+        await comm.send_json_to({"type": "feedback", "turn_id": str(turn.id), "value": "meh"})
+        bad = await comm.receive_json_from(timeout=5)
+        await comm.send_json_to({"type": "feedback", "turn_id": str(turn.id), "value": "down"})
+        await comm.send_json_to({"type": "cancel", "turn_id": str(turn.id)})  # a reply shows the feedback was handled
+        after = await comm.receive_json_from(timeout=5)
+        await comm.disconnect()
+        return bad, after
+
+    bad, after = run(scenario)
+    assert "feedback must be one of up, down, wrong_plan" in bad["message"]
+    assert after["message"] == "turn already completed"
+    turn.refresh_from_db()
+    assert turn.feedback == "down"
+    assert RoutingPattern.objects.get(turn_id=turn.id).score == 0.2

@@ -10,6 +10,7 @@ from agents.models import Message, Turn
 from agents.tasks import run_turn, sweep_stale_turns
 from core.clock import now
 from core.models import TraceEvent
+from routing.models import RoutingPattern
 from tests.live import free_port
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -76,3 +77,23 @@ def test_the_periodic_sweep_ends_turns_whose_worker_died(session, settings):
 
 def test_the_sweep_is_scheduled_for_celery_beat(settings):
     assert settings.CELERY_BEAT_SCHEDULE["sweep-stale-turns"]["task"] == "agents.tasks.sweep_stale_turns"
+
+
+def test_asking_the_same_thing_again_lowers_the_previous_turns_routing_score(session, settings):
+    settings.METNOS_LOCAL_MODEL_URL = f"http://127.0.0.1:{free_port()}"
+    first = services.turn_submit(session=session, text="What is 2+2?")
+    run_turn(str(first.id))
+    assert RoutingPattern.objects.get(turn_id=first.id).retried is False
+    second = services.turn_submit(session=session, text="  what is 2+2? ")
+    run_turn(str(second.id))
+    assert RoutingPattern.objects.get(turn_id=first.id).retried is True
+
+
+def test_every_turn_records_its_routing_outcome_with_the_chain(session, settings):
+    settings.METNOS_LOCAL_MODEL_URL = f"http://127.0.0.1:{free_port()}"
+    turn = services.turn_submit(session=session, text="hello")
+    run_turn(str(turn.id))
+    turn.refresh_from_db()
+    assert turn.route["winner"] == "local-fast" and len(turn.route["chain"]) == 7
+    pattern = RoutingPattern.objects.get(turn_id=turn.id)
+    assert (pattern.model_name, pattern.final_kind, pattern.score) == ("local-fast", "error", 0.0)

@@ -1,0 +1,32 @@
+from django.contrib import admin
+
+from routing.models import ChatModel, Provider, RoutingPattern
+
+
+@admin.register(Provider)
+class ProviderAdmin(admin.ModelAdmin):
+    list_display = ("name", "kind", "base_url", "api_key_env", "enabled")
+    list_filter = ("kind", "enabled")
+
+
+@admin.register(ChatModel)
+class ChatModelAdmin(admin.ModelAdmin):
+    list_display = (
+        "name",
+        "provider",
+        "api_model",
+        "aliases",
+        "tier",
+        "context_window",
+        "max_output_tokens",
+        "enabled",
+    )
+    list_filter = ("provider", "tier", "enabled", "supports_vision", "supports_tools")
+    search_fields = ("name", "api_model", "aliases")
+
+
+@admin.register(RoutingPattern)
+class RoutingPatternAdmin(admin.ModelAdmin):
+    list_display = ("created_at", "model_name", "final_kind", "score", "cost_usd", "latency_ms", "feedback", "retried")
+    list_filter = ("model_name", "final_kind", "feedback", "retried")
+    readonly_fields = ("fingerprint", "turn_id", "created_at")
