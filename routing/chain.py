@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 from django.conf import settings
 
@@ -44,6 +44,16 @@ class SlotVerdict:
     reason: str | None = None  # one of REJECTIONS when rejected
     detail: str = ""
 
+    def as_dict(self) -> dict:
+        # By hand: dataclasses.asdict deep-copies and costs more than the rest of a decision.
+        return {
+            "slot": self.slot,
+            "verdict": self.verdict,
+            "model": self.model,
+            "reason": self.reason,
+            "detail": self.detail,
+        }
+
 
 @dataclass(frozen=True)
 class RouteInputs:
@@ -69,7 +79,7 @@ class RouteDecision:
             "slot": self.slot,
             "provider": self.model.provider,
             "elapsed_ms": self.elapsed_ms,
-            "chain": [asdict(v) for v in self.verdicts],
+            "chain": [v.as_dict() for v in self.verdicts],
         }
 
 
@@ -133,8 +143,9 @@ def decide(
         "global_default": pol.global_default or settings.METNOS_DEFAULT_MODEL,
     }
     resolved = {slot: registry.get(name) for slot, name in named.items() if name}
-    pairs = list({(m.name, m.provider) for m in resolved.values() if m is not None})
-    unavailable = avail.unavailable_reasons(pairs)
+    # One round trip for every usable model (slot 4's pick is only known later); a model that
+    # is not configured is rejected before availability matters.
+    unavailable = avail.unavailable_reasons([(m.name, m.provider) for m in registry.all() if m.configured])
 
     verdicts: list[SlotVerdict] = []
     winner: tuple[str, ModelConfig] | None = None
@@ -147,8 +158,6 @@ def decide(
         if slot == "pattern":
             name, confidence, fp = _pattern_choice(needs, inputs, recommend)
             model = registry.get(name) if name else None
-            if model is not None and model.name not in unavailable:
-                unavailable |= avail.unavailable_reasons([(model.name, model.provider)])
         else:
             name = named[slot]
             model = resolved.get(slot)
@@ -170,8 +179,8 @@ def decide(
 
     elapsed = round((time.perf_counter() - started) * 1000, 3)
     ids = {"session_id": session_id, "turn_id": turn_id}
-    chain = [asdict(v) for v in verdicts]
     if winner is None:
+        chain = [v.as_dict() for v in verdicts]
         bus.emit("route.decided", {"winner": None, "slot": None, "elapsed_ms": elapsed, "chain": chain}, **ids)
         raise NoRoute(tuple(verdicts))
     slot, model = winner

@@ -36,6 +36,15 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(len(text) / 4)
 
 
+def _step(x: float) -> float:
+    """Continuous features in steps of 0.1: fingerprints stay discrete, so outcomes aggregate."""
+    return round(min(1.0, x), 1)
+
+
+def fingerprint_key(fp: list[float]) -> str:
+    return ",".join(f"{x:g}" for x in fp)
+
+
 def fingerprint(needs: TurnNeeds) -> list[float]:
     text = needs.text
     v = [0.0] * PATTERN_DIMENSIONS
@@ -46,11 +55,11 @@ def fingerprint(needs: TurnNeeds) -> list[float]:
     v[5 + bucket] = 1.0  # dims 5..10
     v[11] = float(bool(_CODE.search(text)))
     v[12] = float("?" in text)
-    v[13] = min(1.0, math.log1p(len(text)) / 10)
-    v[14] = min(1.0, text.count("\n") / 20)
+    v[13] = _step(math.log1p(len(text)) / 10)
+    v[14] = _step(text.count("\n") / 20)
     v[15] = float(bool(_URL.search(text)))
     v[16] = float(bool(_PATH.search(text)))
-    v[17] = min(1.0, sum(c.isdigit() for c in text) / 20)
+    v[17] = _step(sum(c.isdigit() for c in text) / 20)
     first = (text.strip().split() or [""])[0].lower()
     if first:
         v[18 + zlib.crc32(first.encode()) % _VERB_SLOTS] = 1.0  # dims 18..23

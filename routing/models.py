@@ -73,7 +73,7 @@ class ChatModel(models.Model):
 
 class RoutingPattern(models.Model):
     """One past routing outcome: the turn's structural fingerprint, the model that served it,
-    what it cost and how well it went. Slot 4 of the chain recommends from its neighbours."""
+    what it cost and how well it went. Outcomes roll up into PatternCells, which slot 4 searches."""
 
     id = models.UUIDField(primary_key=True, default=new_id, editable=False)
     fingerprint = VectorField(dimensions=PATTERN_DIMENSIONS)
@@ -90,10 +90,29 @@ class RoutingPattern(models.Model):
     workspace = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    def __str__(self) -> str:
+        return f"{self.model_name} score={self.score:.2f}"
+
+
+class PatternCell(models.Model):
+    """The running totals of every outcome with the same fingerprint and model. Fingerprints are
+    structural and discrete, so 100k outcomes fold into a few thousand cells: the K-NN search
+    of slot 4 stays fast however long the history grows."""
+
+    key = models.CharField(max_length=200)
+    model_name = models.CharField(max_length=100)
+    fingerprint = VectorField(dimensions=PATTERN_DIMENSIONS)
+    samples = models.PositiveIntegerField(default=0)
+    score_sum = models.FloatField(default=0.0)
+    cost_sum = models.DecimalField(max_digits=20, decimal_places=8, default=0)
+    latency_sum = models.BigIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
     class Meta:
+        constraints = [models.UniqueConstraint(fields=["key", "model_name"], name="routing_cell_key_model")]
         indexes = [
             HnswIndex(
-                name="routing_pattern_fp_hnsw",
+                name="routing_cell_fp_hnsw",
                 fields=["fingerprint"],
                 m=16,
                 ef_construction=64,
@@ -102,4 +121,4 @@ class RoutingPattern(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.model_name} score={self.score:.2f}"
+        return f"{self.model_name} x{self.samples}"

@@ -6,7 +6,7 @@ import pytest
 from routing import patterns
 from routing.evaluator import score_turn
 from routing.fingerprint import TurnNeeds, fingerprint
-from routing.models import RoutingPattern
+from routing.models import PatternCell, RoutingPattern
 
 pytestmark = pytest.mark.django_db
 
@@ -54,3 +54,18 @@ def test_feedback_and_retries_rescore_the_turns_outcome():
     assert RoutingPattern.objects.get(turn_id=turn_id).score == 0.3
     patterns.rescore(turn_id=turn_id, feedback="down")
     assert RoutingPattern.objects.get(turn_id=turn_id).score == 0.2
+
+
+def test_outcomes_with_the_same_shape_fold_into_one_cell_and_rescoring_moves_its_totals():
+    fp = fingerprint(TurnNeeds(text="list files in notes/", estimated_tokens=40))
+    ids = [uuid.uuid4() for _ in range(3)]
+    for turn_id in ids:
+        patterns.record(
+            fingerprint=fp, model="m", cost_usd=Decimal("0.001"), latency_ms=10, final_kind="answer", turn_id=turn_id
+        )
+    cell = PatternCell.objects.get()
+    assert (cell.samples, cell.score_sum, cell.cost_sum, cell.latency_sum) == (3, 3.0, Decimal("0.003"), 30)
+    patterns.rescore(turn_id=ids[0], feedback="wrong_plan")
+    cell.refresh_from_db()
+    assert cell.samples == 3 and cell.score_sum == pytest.approx(2.0)
+    assert RoutingPattern.objects.count() == 3, "every outcome is kept for rescoring and audit"
