@@ -18,6 +18,7 @@ lint:
 
 bench:
 	.venv/bin/python bench/turn_latency.py --quick
+	.venv/bin/python bench/routing.py --quick
 
 compose-check:
 	docker-compose config -q

@@ -14,6 +14,7 @@ from django.conf import settings
 from agents import services
 from agents.push import DeltaBatcher, pusher
 from agents.selectors import turn_history
+from core import trace
 from core.clock import monotonic_ms
 from planner import engine
 
@@ -52,7 +53,8 @@ def run_turn(turn_id: str) -> None:
     )
     services.turn_note_retry(turn=turn, text=user_message)
     try:
-        outcome = engine.run_turn(inp, on_delta)
+        with trace.batch():
+            outcome = engine.run_turn(inp, on_delta)
     except Exception as exc:
         # Anything unexpected still ends the turn visibly; it is never left "running".
         logger.exception("turn %s crashed", turn_id)

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from routing.models import ChatModel, Provider, RoutingPattern
+from routing.models import ChatModel, PatternCell, Provider, RoutingPattern
 
 
 @admin.register(Provider)
@@ -30,3 +30,10 @@ class RoutingPatternAdmin(admin.ModelAdmin):
     list_display = ("created_at", "model_name", "final_kind", "score", "cost_usd", "latency_ms", "feedback", "retried")
     list_filter = ("model_name", "final_kind", "feedback", "retried")
     readonly_fields = ("fingerprint", "turn_id", "created_at")
+
+
+@admin.register(PatternCell)
+class PatternCellAdmin(admin.ModelAdmin):
+    list_display = ("model_name", "samples", "score_sum", "cost_sum", "updated_at")
+    list_filter = ("model_name",)
+    readonly_fields = ("key", "fingerprint", "samples", "score_sum", "cost_sum", "latency_sum", "updated_at")

@@ -9,6 +9,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
+from routing.models import ChatModel
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -17,7 +19,11 @@ def test_the_admin_is_served_to_staff_and_lists_turns_and_traces():
     admin = get_user_model().objects.create_superuser(username="root", password="pw-root-123456")
     client = Client()
     client.force_login(admin)
-    for path in ("/admin/", "/admin/agents/turn/", "/admin/agents/chatsession/", "/admin/core/traceevent/"):
+    paths = ["/admin/", "/admin/agents/turn/", "/admin/agents/chatsession/", "/admin/core/traceevent/"]
+    paths += ["/admin/routing/provider/", "/admin/routing/chatmodel/", "/admin/routing/routingpattern/"]
+    local = ChatModel.objects.get(name="local-fast")
+    paths += ["/admin/routing/patterncell/", f"/admin/routing/chatmodel/{local.pk}/change/"]
+    for path in paths:
         assert client.get(path).status_code == 200, path
 
 

@@ -2,6 +2,7 @@ import uuid
 
 import pytest
 
+from core import trace
 from core.events import ALL, EventBus, bus
 from core.models import TraceEvent
 
@@ -42,3 +43,18 @@ def test_every_bus_event_is_written_to_the_trace_store():
     bus.emit("route.decided", {"winner": "local/x"}, turn_id=str(turn_id))
     row = TraceEvent.objects.get(turn_id=turn_id)
     assert row.type == "route.decided" and row.payload == {"winner": "local/x"}
+
+
+@pytest.mark.django_db
+def test_a_batch_writes_its_events_together_when_it_ends_even_on_error():
+    turn_id = uuid.uuid4()
+    with pytest.raises(RuntimeError):
+        with trace.batch():
+            bus.emit("turn.started", {}, turn_id=str(turn_id))
+            bus.emit("route.decided", {}, turn_id=str(turn_id))
+            assert not TraceEvent.objects.filter(turn_id=turn_id).exists()
+            raise RuntimeError("worker code failed")
+    assert list(TraceEvent.objects.filter(turn_id=turn_id).values_list("type", flat=True)) == [
+        "turn.started",
+        "route.decided",
+    ]
