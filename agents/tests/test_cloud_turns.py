@@ -1,0 +1,100 @@
+"""Chat turns served by cloud providers, here loopback servers speaking their wire formats."""
+
+import json
+from decimal import Decimal
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from agents import services
+from agents.models import Message, Turn
+from agents.tasks import run_turn
+from core.models import TraceEvent
+from routing.models import Provider
+from tests.loopback import LoopbackProvider, Reply
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def sse(kind: str, **data) -> tuple[str, str]:
+    return kind, json.dumps({"type": kind, **data})
+
+
+ANSWER = [
+    sse("message_start", message={"model": "claude-sonnet-4-5", "usage": {"input_tokens": 1000, "output_tokens": 1}}),
+    sse("content_block_start", index=0, content_block={"type": "text", "text": ""}),
+    sse("content_block_delta", index=0, delta={"type": "text_delta", "text": "Paris."}),
+    sse("content_block_stop", index=0),
+    sse("message_delta", delta={"stop_reason": "end_turn"}, usage={"output_tokens": 200}),
+    sse("message_stop"),
+]
+
+
+@pytest.fixture
+def session():
+    alice = get_user_model().objects.create_user(username="alice", password="pw-alice-123456")
+    return services.session_create(owner=alice)
+
+
+@pytest.fixture
+def anthropic(monkeypatch):
+    """The seeded Anthropic provider, pointed at a loopback server, with a key in the environment."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    with LoopbackProvider() as upstream:
+        provider = Provider.objects.get(name="anthropic")
+        provider.base_url = upstream.url
+        provider.timeout_s = 0.5
+        provider.save()
+        yield upstream
+
+
+def test_a_turn_routed_to_a_cloud_model_streams_its_answer_and_is_cost_stamped(session, anthropic):
+    anthropic.replies.append(Reply(sse_events=ANSWER))
+    turn = services.turn_submit(session=session, text="Capital of France?", model="sonnet")
+    run_turn(str(turn.id))
+    turn.refresh_from_db()
+    assert (turn.final_kind, turn.route["winner"], turn.route["slot"]) == (
+        "answer",
+        "claude-sonnet",
+        "per_message_override",
+    )
+    assert Message.objects.get(turn=turn, role="assistant").text == "Paris."
+    # Claude Sonnet 4.5 list price: $3 in, $15 out per million tokens.
+    assert turn.cost_usd == Decimal("0.00600000")
+    sent = anthropic.requests[0]
+    assert sent["headers"]["x-api-key"] == "sk-ant-test" and sent["json"]["model"] == "claude-sonnet-4-5"
+    decided = TraceEvent.objects.get(turn_id=turn.id, type="route.decided")
+    assert [v["verdict"] for v in decided.payload["chain"]][:1] == ["chose"] and len(decided.payload["chain"]) == 7
+    call = TraceEvent.objects.get(turn_id=turn.id, type="llm.call_completed")
+    assert call.payload["cost_usd"] == "0.00600000" and call.payload["provider"] == "anthropic"
+
+
+def test_a_provider_that_hangs_times_out_counts_toward_availability_and_the_next_turn_falls_through(
+    session, anthropic, local_model
+):
+    for _ in range(2):
+        anthropic.replies.append(Reply(sse_events=ANSWER, delay_s=2.0))
+        turn = services.turn_submit(session=session, text="hello?", model="")
+        session.sticky_model = "sonnet"
+        session.save(update_fields=["sticky_model"])
+        run_turn(str(turn.id))
+        turn.refresh_from_db()
+        assert turn.final_kind == "error" and "timeout" in turn.error
+
+    # Two timeouts within 30 s: the provider is down, and the sticky model is skipped.
+    turn = services.turn_submit(session=session, text="hello again")
+    run_turn(str(turn.id))
+    turn.refresh_from_db()
+    chain = {v["slot"]: v for v in turn.route["chain"]}
+    assert chain["manual_sticky"]["reason"] == "provider_unavailable"
+    assert turn.route["winner"] == "local-fast" and turn.final_kind == "answer"
+
+
+def test_a_per_message_model_without_its_key_ends_the_turn_with_the_reason(session, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    turn = services.turn_submit(session=session, text="hi", model="gpt")
+    run_turn(str(turn.id))
+    turn.refresh_from_db()
+    assert turn.final_kind == "error"
+    assert "OPENAI_API_KEY is not set" in turn.error
+    assert Turn.objects.get(id=turn.id).messages.filter(role="user").exists()
