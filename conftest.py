@@ -82,21 +82,25 @@ class Stack:
 def live_stack(django_db_setup, django_db_blocker, model_server, celery_test_queue):
     """daphne + a Celery worker on the test database, talking to the live model server.
     Tests using it need `@pytest.mark.django_db(transaction=True)` so their rows are visible."""
+    from django.conf import settings
     from django.db import connection
 
     db = connection.settings_dict
+    # Its own queue: turns that in-process tests enqueue are not picked up by this worker.
+    queue = f"{celery_test_queue}-live"
     env = {
         "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
         "METNOS_LOCAL_MODEL_URL": model_server,
-        "METNOS_CELERY_QUEUE": celery_test_queue,
+        "METNOS_CELERY_QUEUE": queue,
         "METNOS_AVAILABILITY_PREFIX": f"{celery_test_queue}:avail",
         "METNOS_ROUTING_FILE": "",
     }
     port = live.free_port()
     web = live.start_web(port, env)
-    worker = live.start_worker(env, celery_test_queue)
-    yield Stack(
-        http=f"http://127.0.0.1:{port}", ws=f"ws://127.0.0.1:{port}", queue=celery_test_queue, web=web, worker=worker
-    )
+    worker = live.start_worker(env, queue)
+    yield Stack(http=f"http://127.0.0.1:{port}", ws=f"ws://127.0.0.1:{port}", queue=queue, web=web, worker=worker)
     worker.stop()
     web.stop()
+    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    client.delete(queue)
+    client.close()

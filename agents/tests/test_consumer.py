@@ -112,9 +112,8 @@ def test_a_message_stores_the_turn_and_the_users_message(session, alice):
 
     frame = run(scenario)
     turn = Turn.objects.get(id=frame["turn_id"])
-    # A live worker from the end-to-end tests may already have claimed it.
-    assert turn.session_id == session.id
-    assert Message.objects.get(turn=turn).text == "What is 2+2?"
+    assert turn.session_id == session.id and turn.status == Turn.Status.QUEUED
+    assert Message.objects.get(turn=turn, role="user").text == "What is 2+2?"
 
 
 def test_cancel_of_an_unknown_turn_is_an_error(session, alice):
