@@ -1,0 +1,59 @@
+"""What an executor's run.py gets and may raise. An executor is `run(args, ctx) -> dict` that
+returns `{"ok": True, ...}`; any failure is an ExecutorError with a machine-readable class,
+which recovery reads (never the message text)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from planner.workspace import OutsideWorkspace, relative, resolve
+
+# The error classes executors raise; recovery maps them to wrong_args / wrong_tool /
+# missing_input / out_of_scope.
+ERROR_CLASSES = (
+    "invalid_args",
+    "not_found",
+    "outside_workspace",
+    "forbidden",
+    "too_large",
+    "unsupported",
+    "missing_input",
+    "network",
+    "timeout",
+    "crashed",
+    "bad_output",
+)
+
+
+class ExecutorError(Exception):
+    def __init__(self, error_class: str, message: str):
+        super().__init__(message)
+        self.error_class = error_class
+        self.message = message
+
+
+class ScratchpadStore(Protocol):
+    def read(self, scratchpad_id: str) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class ExecContext:
+    workspace: Path
+    turn_id: str = ""
+    now: datetime | None = None
+    lang: str = "en"
+    actor: str = ""
+    scratchpad: ScratchpadStore | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def path(self, user_path: str) -> Path:
+        try:
+            return resolve(self.workspace, user_path)
+        except OutsideWorkspace as exc:
+            raise ExecutorError("outside_workspace", str(exc)) from None
+
+    def rel(self, path: Path) -> str:
+        return relative(self.workspace, path)

@@ -1,0 +1,171 @@
+"""The vaglio: before any step becomes an action, is it lawful?
+
+1. The guard is binary and does not relax. It blocks a step when any argument mentions a
+   forbidden path (~/.ssh, /etc/passwd|shadow|sudoers, /root, /boot, /sys, /proc, /dev/sd*,
+   /dev/nvme*, ~/.aws/credentials, ~/.config/*/credentials.env, ~/.gnupg), when a path argument
+   resolves outside the workspace, and, for executors with the code:exec capability, when the
+   command is destructive (rm -rf / or ~, mkfs, dd of=/dev/…, a fork bomb, recursive chmod/chown
+   of /) or names a path outside the workspace.
+2. The judge scores the step in [0, 1] with documented rules and blocks it below the threshold
+   (METNOS_JUDGE_THRESHOLD, 0.30):
+   - base 0.7;
+   - +0.2 when the user's request names the executor or its verb (explicit intent);
+   - -0.3 when an argument contains `..` (possible traversal, even if it resolves inside);
+   - -0.2 when an argument key is not a plain identifier (an anomaly);
+   - -0.2 for code:exec steps whose verb the request does not name (running code unasked).
+Verdicts are logged with the argument keys only, never their values."""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.conf import settings
+
+from planner.catalog import Executor
+from planner.workspace import OutsideWorkspace, resolve
+
+logger = logging.getLogger("metnos.vaglio")
+
+FORBIDDEN_PATHS = [
+    re.compile(p)
+    for p in (
+        r"~/\.ssh\b",
+        r"/\.ssh\b",
+        r"/etc/(passwd|shadow|sudoers)\b",
+        r"(^|[\s'\"=])/root(/|\b)",
+        r"(^|[\s'\"=])/boot(/|\b)",
+        r"(^|[\s'\"=])/sys(/|\b)",
+        r"(^|[\s'\"=])/proc(/|\b)",
+        r"/dev/(sd[a-z]|nvme\d)",
+        r"\.aws/credentials\b",
+        r"\.config/[^/\s]+/credentials\.env\b",
+        r"\.gnupg\b",
+    )
+]
+DESTRUCTIVE_SHELL = [
+    re.compile(p)
+    for p in (
+        r"\brm\s+(-[a-zA-Z]*\s+)*(-[a-zA-Z]*[rR][a-zA-Z]*\s+)(-[a-zA-Z]*\s+)*(/|~|\$HOME)(\s|$|/\*)",
+        r"\bmkfs(\.\w+)?\b",
+        r"\bdd\b[^\n]*\bof=/dev/",
+        r":\(\)\s*\{\s*:\|:&\s*\};\s*:",
+        r"\bch(mod|own)\s+-[a-zA-Z]*R[a-zA-Z]*\s+\S+\s+/(\s|$)",
+        r">\s*/dev/(sd[a-z]|nvme)",
+    )
+]
+PATH_ARGS = {"path", "paths", "src", "dst", "dir", "directory", "file", "files"}
+# Absolute paths a shell command may name: the system's programs and the null device.
+SHELL_ALLOWED_ABSOLUTE = ("/usr/", "/bin/", "/dev/null", "/dev/stdout", "/dev/stderr")
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    approved: bool
+    reason: str
+    score: float | None = None
+    blocked_by: str | None = None  # guard | judge
+    judge_kind: str = "rules"
+    arg_keys: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_dict(self) -> dict:
+        return {
+            "approved": self.approved,
+            "reason": self.reason,
+            "score": self.score,
+            "blocked_by": self.blocked_by,
+            "judge_kind": self.judge_kind,
+            "arg_keys": list(self.arg_keys),
+        }
+
+
+def _strings(value) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def _path_values(args: dict) -> list[str]:
+    return [s for key, value in args.items() if key in PATH_ARGS for s in _strings(value)]
+
+
+def _shell_paths(command: str) -> list[str]:
+    try:
+        tokens = shlex.split(command)
+    except ValueError:
+        tokens = command.split()
+    paths = []
+    for token in tokens:
+        for part in re.split(r"[=:]", token):
+            if part.startswith(("/", "~", "..")) or "/../" in part:
+                paths.append(part)
+    return paths
+
+
+def guard(executor: Executor, args: dict, workspace: Path) -> str | None:
+    """The reason a step is forbidden, or None."""
+    for text in _strings(args):
+        for pattern in FORBIDDEN_PATHS:
+            if pattern.search(text):
+                return "an argument names a forbidden path"
+    for value in _path_values(args):
+        try:
+            resolve(workspace, value)
+        except OutsideWorkspace:
+            return "a path argument leads outside the workspace"
+    if "code:exec" in executor.capabilities:
+        command = " ".join(_strings(args))
+        for pattern in DESTRUCTIVE_SHELL:
+            if pattern.search(command):
+                return "the command is destructive"
+        for value in _shell_paths(command):
+            if value.startswith("/") and value.startswith(SHELL_ALLOWED_ABSOLUTE):
+                continue
+            try:
+                resolve(workspace, os.path.expanduser(value) if value.startswith("~") else value)
+            except OutsideWorkspace:
+                return "the command names a path outside the workspace"
+    return None
+
+
+def judge(executor: Executor, args: dict, request_text: str) -> float:
+    text = request_text.lower()
+    verb = executor.name.split("_", 1)[0]
+    score = 0.7
+    named = executor.name in text or re.search(rf"\b{re.escape(verb)}", text) is not None
+    if named:
+        score += 0.2
+    if any(".." in s for s in _strings(args)):
+        score -= 0.3
+    if any(not _IDENTIFIER.match(key) for key in args):
+        score -= 0.2
+    if "code:exec" in executor.capabilities and not named:
+        score -= 0.2
+    return round(max(0.0, min(1.0, score)), 3)
+
+
+def examine(executor: Executor, args: dict, *, workspace: Path, request_text: str = "") -> Verdict:
+    keys = tuple(sorted(args)) if isinstance(args, dict) else ()
+    blocked = guard(executor, args, workspace)
+    if blocked:
+        verdict = Verdict(False, blocked, None, "guard", arg_keys=keys)
+    else:
+        score = judge(executor, args, request_text)
+        threshold = settings.METNOS_JUDGE_THRESHOLD
+        if score < threshold:
+            verdict = Verdict(False, f"judge score {score} is below {threshold}", score, "judge", arg_keys=keys)
+        else:
+            verdict = Verdict(True, "approved", score, arg_keys=keys)
+    logger.info(
+        "vaglio %s %s keys=%s %s", executor.name, "ok" if verdict.approved else "BLOCKED", list(keys), verdict.reason
+    )
+    return verdict
