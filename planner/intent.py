@@ -1,0 +1,158 @@
+"""Deterministic intent: the request's verb, its object and its keywords, in English or Italian,
+without a model. When no verb is recognised the intent is not confident, and the engine may ask
+the fast tier (it never has to)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from planner.text import STOPWORDS, fold, stems, words
+
+VERBS: dict[str, tuple[str, ...]] = {
+    "read": (
+        "read",
+        "open",
+        "show",
+        "cat",
+        "view",
+        "display",
+        "print",
+        "leggi",
+        "leggere",
+        "apri",
+        "mostra",
+        "visualizza",
+    ),
+    "write": (
+        "write",
+        "save",
+        "create",
+        "store",
+        "append",
+        "note down",
+        "scrivi",
+        "scrivere",
+        "salva",
+        "crea",
+        "aggiungi",
+        "annota",
+    ),
+    "list": ("list", "ls", "enumerate", "elenca", "lista"),
+    "find": (
+        "find",
+        "locate",
+        "search",
+        "look for",
+        "grep",
+        "mention",
+        "contain",
+        "trova",
+        "cerca",
+        "individua",
+        "contiene",
+    ),
+    "count": ("count", "how many", "number of", "conta", "quanti", "quante", "numero di"),
+    "fetch": ("fetch", "download", "scarica", "recupera"),
+    "run": ("run", "execute", "launch", "esegui", "lancia"),
+    "compute": (
+        "compute",
+        "calculate",
+        "sum",
+        "average",
+        "multiply",
+        "divide",
+        "calcola",
+        "somma",
+        "media",
+        "quanto fa",
+    ),
+    "summarize": ("summarize", "summarise", "summary", "riassumi", "riassunto", "sintetizza"),
+    "tell": ("what time", "what date", "what day", "che ore", "che giorno", "che data"),
+}
+OBJECTS: dict[str, tuple[str, ...]] = {
+    "lines": ("line", "lines", "riga", "righe"),
+    "files": ("file", "files", "document", "documents", "note", "notes", "documento", "documenti", "md", "txt"),
+    "folder": ("folder", "folders", "directory", "dir", "cartella", "cartelle"),
+    "web": ("url", "urls", "web", "page", "website", "site", "http", "https", "pagina", "sito"),
+    "time": ("time", "date", "day", "today", "clock", "ora", "orario", "data", "giorno", "oggi"),
+    "numbers": ("number", "numbers", "numero", "numeri", "total", "percent", "percentuale"),
+    "command": ("command", "shell", "script", "comando"),
+}
+# The executors' verb prefixes that serve each intent verb.
+TOOL_VERBS: dict[str, tuple[str, ...]] = {
+    "read": ("read",),
+    "write": ("write",),
+    "list": ("list", "find"),
+    "find": ("find", "grep"),
+    "count": ("find", "grep", "list"),
+    "fetch": ("get",),
+    "run": ("run",),
+    "compute": ("compute",),
+    "summarize": ("read", "write"),
+    "tell": ("get",),
+}
+
+
+def _lexicon(table: dict[str, tuple[str, ...]]) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    single, phrases = {}, []
+    for label, terms in table.items():
+        for term in terms:
+            if " " in term:
+                phrases.append((fold(term), label))
+            else:
+                for stem in stems(fold(term)):
+                    single.setdefault(stem, label)
+    return single, phrases
+
+
+_VERB_STEMS, _VERB_PHRASES = _lexicon(VERBS)
+_OBJECT_STEMS, _OBJECT_PHRASES = _lexicon(OBJECTS)
+
+
+@dataclass(frozen=True)
+class Intent:
+    verb: str | None
+    object: str | None
+    keywords: tuple[str, ...] = ()
+    verbs: tuple[str, ...] = field(default=())  # every verb found, in order
+
+    @property
+    def confident(self) -> bool:
+        return self.verb is not None
+
+    @property
+    def tool_verbs(self) -> tuple[str, ...]:
+        return tuple(v for verb in self.verbs for v in TOOL_VERBS.get(verb, ()))
+
+
+def _find(text: str, tokens: list[str], single: dict[str, str], phrases: list[tuple[str, str]]) -> list[str]:
+    found: list[tuple[int, str]] = []
+    for phrase, label in phrases:
+        at = text.find(phrase)
+        if at >= 0:
+            found.append((at, label))
+    offset = 0
+    for token in tokens:
+        at = text.find(token, offset)
+        offset = max(offset, at)
+        for stem in stems(token):
+            if stem in single:
+                found.append((at, single[stem]))
+                break
+    ordered, seen = [], set()
+    for _, label in sorted(found):
+        if label not in seen:
+            seen.add(label)
+            ordered.append(label)
+    return ordered
+
+
+def extract(text: str) -> Intent:
+    folded = fold(text)
+    tokens = words(text)
+    verbs = _find(folded, tokens, _VERB_STEMS, _VERB_PHRASES)
+    objects = _find(folded, tokens, _OBJECT_STEMS, _OBJECT_PHRASES)
+    keywords = tuple(dict.fromkeys(t for t in tokens if t not in STOPWORDS and len(t) > 1))
+    return Intent(
+        verb=verbs[0] if verbs else None, object=objects[0] if objects else None, keywords=keywords, verbs=tuple(verbs)
+    )

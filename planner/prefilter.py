@@ -1,0 +1,99 @@
+"""The pre-filter: which executors the model gets to see. A tool it drops can never be chosen,
+so its recall bounds everything downstream.
+
+Bag-of-words over stems (English and Italian): an affinity-tag match scores 4, description
+matches score 1 each up to 3, and an executor whose verb serves the request's intent gets 3.
+K is dynamic: when the top candidate is at least twice the runner-up, k_min (5) candidates are
+enough; otherwise the pool (12) goes through. Zero-score tools are never passed. Phrase recall
+then adds, up to 3, any tool whose multi-word affinity tag (at least two distinctive words)
+appears whole in the request, whatever the intent."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Protocol
+
+from planner.intent import Intent
+from planner.text import STOPWORDS, content_words, stem_set, stems, words
+
+AFFINITY_WEIGHT, DESCRIPTION_CAP, INTENT_BONUS = 4, 3, 3
+PHRASE_RECALL_CAP = 3
+META_TOOLS = {"final_answer", "scratchpad_read"}
+_GENERIC_VERBS = {"get", "do", "make", "use", "show", "give", "dammi", "fai", "usa"}
+
+
+class CatalogEntry(Protocol):
+    name: str
+    description: str
+    affinity: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    name: str
+    score: float
+    via: str = "rank"  # rank | phrase
+
+
+class Prefilter:
+    def __init__(self, entries: Iterable[CatalogEntry]):
+        self.affinity: dict[str, set[str]] = defaultdict(set)
+        self.description: dict[str, set[str]] = defaultdict(set)
+        self.phrases: list[tuple[str, frozenset[str]]] = []
+        self.names: list[str] = []
+        for entry in entries:
+            if entry.name in META_TOOLS:
+                continue
+            self.names.append(entry.name)
+            for tag in entry.affinity:
+                for stem in stem_set(tag):
+                    self.affinity[stem].add(entry.name)
+                distinctive = [w for w in content_words(tag) if w not in _GENERIC_VERBS]
+                if len(words(tag)) >= 2 and len(distinctive) >= 2:
+                    self.phrases.append((entry.name, frozenset(distinctive)))
+            for stem in stem_set(entry.description):
+                self.description[stem].add(entry.name)
+
+    def rank(self, text: str, intent: Intent | None = None, *, k_min: int = 5, pool: int = 12) -> list[Candidate]:
+        affinity_hits: dict[str, int] = defaultdict(int)
+        description_hits: dict[str, int] = defaultdict(int)
+        # A word counts once per tool, however many of its stems (English, Italian) match.
+        for word in set(content_words(text)):
+            word_stems = stems(word)
+            for name in {n for s in word_stems for n in self.affinity.get(s, ())}:
+                affinity_hits[name] += 1
+            for name in {n for s in word_stems for n in self.description.get(s, ())}:
+                description_hits[name] += 1
+        scores: dict[str, float] = defaultdict(float)
+        for name, hits in affinity_hits.items():
+            scores[name] += AFFINITY_WEIGHT * hits
+        for name, hits in description_hits.items():
+            scores[name] += min(DESCRIPTION_CAP, hits)
+        if intent is not None:
+            for verb in intent.tool_verbs:
+                for name in self.names:
+                    if name.split("_", 1)[0] == verb:
+                        scores[name] += INTENT_BONUS
+        ranked = sorted(((s, n) for n, s in scores.items() if s > 0), key=lambda x: (-x[0], x[1]))
+        if not ranked:
+            chosen: list[Candidate] = []
+        else:
+            confident = len(ranked) == 1 or ranked[0][0] >= 2 * ranked[1][0]
+            k = k_min if confident else pool
+            chosen = [Candidate(name, score) for score, name in ranked[:k]]
+        return chosen + self._phrase_recall(text, {c.name for c in chosen})
+
+    def _phrase_recall(self, text: str, already: set[str]) -> list[Candidate]:
+        present = {w for w in words(text) if w not in STOPWORDS}
+        present_stems = {s for w in present for s in stems(w)}
+        added: list[Candidate] = []
+        for name, phrase in self.phrases:
+            if name in already or any(c.name == name for c in added):
+                continue
+            if all(any(s in present_stems for s in stems(w)) for w in phrase):
+                added.append(Candidate(name, 0.0, via="phrase"))
+                if len(added) >= PHRASE_RECALL_CAP:
+                    break
+        return added

@@ -1,0 +1,94 @@
+from dataclasses import dataclass
+
+import pytest
+
+from planner.intent import extract
+from planner.prefilter import Prefilter
+from planner.text import fold, stem_set
+
+
+@pytest.mark.parametrize(
+    ("text", "verb", "obj"),
+    [
+        ("read notes/a.md and tell me the last 3 lines", "read", "files"),
+        ("find all markdown files and count them", "find", "files"),
+        ("how many .md files are there?", "count", "files"),
+        ("write a summary file", "write", "files"),
+        ("what time is it in Rome?", "tell", "time"),
+        ("leggi le ultime righe di notes/a.md", "read", "lines"),
+        ("quanti file ci sono nella cartella notes", "count", "files"),
+        ("calcola la media di 3, 4 e 5", "compute", None),
+        ("scarica la pagina https://example.com", "fetch", "web"),
+        ("hello there", None, None),
+    ],
+)
+def test_intent_is_extracted_deterministically_in_english_and_italian(text, verb, obj):
+    intent = extract(text)
+    assert (intent.verb, intent.object) == (verb, obj)
+    assert intent.confident is (verb is not None)
+
+
+def test_text_is_folded_and_stemmed_for_both_languages():
+    assert fold("Perché È Così") == "perche e cosi"
+    assert {"file", "line"} <= stem_set("files lines")
+    assert {"legg", "righ"} <= stem_set("leggi le righe")
+
+
+@pytest.mark.parametrize(
+    ("text", "top"),
+    [
+        ("read notes/a.md and tell me the last 3 lines", "read_files"),
+        ("find all markdown files and count them", "find_files"),
+        ("write a summary of notes/b.md to summary.md", "write_files"),
+        ("what time is it in Rome?", "get_time"),
+        ("leggi le ultime righe di data.txt", "read_files"),
+        ("fetch https://example.com", "get_urls"),
+        ("calcola la media di 3, 4 e 5", "compute"),
+        ("which lines mention TODO in my notes?", "grep_files"),
+        ("run the test script", "run_shell"),
+    ],
+)
+def test_the_right_executor_ranks_first(cat, text, top):
+    ranked = Prefilter(cat.executors.values()).rank(text, extract(text))
+    assert ranked[0].name == top
+
+
+def test_meta_tools_and_zero_score_tools_are_never_passed(cat):
+    ranked = Prefilter(cat.executors.values()).rank("calcola la media di 3, 4 e 5", extract("calcola la media"))
+    names = [c.name for c in ranked]
+    assert "final_answer" not in names and "scratchpad_read" not in names
+    assert all(c.score > 0 or c.via == "phrase" for c in ranked)
+    assert Prefilter(cat.executors.values()).rank("xyzzy plugh") == []
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    description: str
+    affinity: tuple[str, ...]
+
+
+def synthetic(n: int) -> list[Entry]:
+    return [Entry(f"tool_{i}", f"does thing {i} with widget{i % 7}", (f"widget{i % 7}", f"thing{i}")) for i in range(n)]
+
+
+def test_k_is_dynamic_small_when_the_top_is_clear_and_the_pool_when_it_is_not():
+    entries = [*synthetic(40), Entry("read_files", "read files", ("read", "file"))]
+    clear = Prefilter(entries).rank("read file")
+    assert clear[0].name == "read_files" and len(clear) <= 5
+    crowded = Prefilter(entries).rank("widget3")
+    assert len(crowded) == 6  # every tool scoring > 0, under the pool of 12
+    crowded_all = Prefilter(synthetic(100)).rank("widget3 widget4")
+    assert len(crowded_all) == 12
+
+
+def test_phrase_recall_adds_tools_whose_multiword_tag_is_in_the_request():
+    entries = [
+        Entry("read_messages", "read e-mail messages", ("read", "mail", "message")),
+        Entry("find_credentials", "account credentials", ("credential", "mail accounts")),
+        Entry("read_persons", "people you know", ("contact", "mail accounts")),
+    ]
+    ranked = Prefilter(entries).rank("which mail accounts do you have", extract("which mail accounts do you have"))
+    via = {c.name: c.via for c in ranked}
+    assert via.get("read_messages") == "rank"
+    assert via.get("find_credentials") in ("rank", "phrase") and "read_persons" in via

@@ -1,0 +1,51 @@
+"""Text normalisation shared by intent extraction and the pre-filter, for English and Italian:
+lowercase, accents folded, alphanumeric words, stop-words dropped, Snowball stems (PyStemmer)."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+import Stemmer
+
+_WORD = re.compile(r"[a-z0-9]+")
+_STEMMERS = {"en": Stemmer.Stemmer("english"), "it": Stemmer.Stemmer("italian")}
+
+STOPWORDS = frozenset(
+    """
+    a an the and or but if of to in on at by for with from into onto about as is are was were be been being
+    this that these those it its i me my you your we our they them their he she his her do does did done
+    can could would should will shall may might must please pls just also then than so too very all any
+    some what which who whom whose when where why how there here not no yes up out over
+    il lo la i gli le un uno una di da del dello della dei degli delle al allo alla ai agli alle dal dallo
+    dalla dai dagli dalle nel nello nella nei negli nelle sul sullo sulla sui sugli sulle con per tra fra
+    e ed o oppure ma se che chi cui non si mi ti ci vi lo li ne mio mia miei mie tuo tua suo sua nostro
+    vostro loro questo questa questi queste quello quella quelli quelle come dove quando perche quale
+    quali quanto quanta sono sei siamo siete era erano essere ho hai ha abbiamo avete hanno per favore
+    """.split()
+)
+
+
+def fold(text: str) -> str:
+    """Lowercase with accents removed: «Perché» → «perche»."""
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(fold(text))
+
+
+@lru_cache(maxsize=50_000)
+def stems(word: str) -> tuple[str, ...]:
+    """Both languages' stems of one word: a query's language is not known in advance."""
+    return tuple({_STEMMERS["en"].stemWord(word), _STEMMERS["it"].stemWord(word)})
+
+
+def content_words(text: str) -> list[str]:
+    return [w for w in words(text) if w not in STOPWORDS]
+
+
+def stem_set(text: str) -> set[str]:
+    return {s for w in content_words(text) for s in stems(w)}
