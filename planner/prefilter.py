@@ -41,18 +41,22 @@ class Prefilter:
     def __init__(self, entries: Iterable[CatalogEntry]):
         self.affinity: dict[str, set[str]] = defaultdict(set)
         self.description: dict[str, set[str]] = defaultdict(set)
-        self.phrases: list[tuple[str, frozenset[str]]] = []
-        self.names: list[str] = []
+        # Phrases are indexed by the stems of their first distinctive word, so a request only
+        # checks the phrases that could match it.
+        self.phrases: dict[str, list[tuple[str, tuple[tuple[str, ...], ...]]]] = defaultdict(list)
+        self.by_verb: dict[str, list[str]] = defaultdict(list)
         for entry in entries:
             if entry.name in META_TOOLS:
                 continue
-            self.names.append(entry.name)
+            self.by_verb[entry.name.split("_", 1)[0]].append(entry.name)
             for tag in entry.affinity:
                 for stem in stem_set(tag):
                     self.affinity[stem].add(entry.name)
                 distinctive = [w for w in content_words(tag) if w not in _GENERIC_VERBS]
                 if len(words(tag)) >= 2 and len(distinctive) >= 2:
-                    self.phrases.append((entry.name, frozenset(distinctive)))
+                    phrase = tuple(stems(w) for w in dict.fromkeys(distinctive))
+                    for stem in phrase[0]:
+                        self.phrases[stem].append((entry.name, phrase))
             for stem in stem_set(entry.description):
                 self.description[stem].add(entry.name)
 
@@ -72,10 +76,9 @@ class Prefilter:
         for name, hits in description_hits.items():
             scores[name] += min(DESCRIPTION_CAP, hits)
         if intent is not None:
-            for verb in intent.tool_verbs:
-                for name in self.names:
-                    if name.split("_", 1)[0] == verb:
-                        scores[name] += INTENT_BONUS
+            for verb in dict.fromkeys(intent.tool_verbs):
+                for name in self.by_verb.get(verb, ()):
+                    scores[name] += INTENT_BONUS
         ranked = sorted(((s, n) for n, s in scores.items() if s > 0), key=lambda x: (-x[0], x[1]))
         if not ranked:
             chosen: list[Candidate] = []
@@ -86,14 +89,14 @@ class Prefilter:
         return chosen + self._phrase_recall(text, {c.name for c in chosen})
 
     def _phrase_recall(self, text: str, already: set[str]) -> list[Candidate]:
-        present = {w for w in words(text) if w not in STOPWORDS}
-        present_stems = {s for w in present for s in stems(w)}
-        added: list[Candidate] = []
-        for name, phrase in self.phrases:
-            if name in already or any(c.name == name for c in added):
-                continue
-            if all(any(s in present_stems for s in stems(w)) for w in phrase):
-                added.append(Candidate(name, 0.0, via="phrase"))
-                if len(added) >= PHRASE_RECALL_CAP:
-                    break
-        return added
+        present = {s for w in words(text) if w not in STOPWORDS for s in stems(w)}
+        added: list[str] = []
+        for stem in sorted(present):  # sorted: the same request always recalls the same tools
+            for name, phrase in self.phrases.get(stem, ()):
+                if name in already or name in added:
+                    continue
+                if all(any(s in present for s in word) for word in phrase):
+                    added.append(name)
+                    if len(added) >= PHRASE_RECALL_CAP:
+                        return [Candidate(n, 0.0, via="phrase") for n in added]
+        return [Candidate(n, 0.0, via="phrase") for n in added]
