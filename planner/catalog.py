@@ -36,7 +36,7 @@ VERB_CATEGORY = {
     "final": "T",
 }  # fmt: skip
 CAPABILITIES = {"fs:read", "fs:write", "net:http", "code:exec"}
-REQUIRED = ("name", "category", "description", "affinity", "capabilities", "args_schema", "digest")
+REQUIRED = ("name", "category", "description", "affinity", "outputs", "capabilities", "args_schema", "digest")
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,7 @@ class Executor:
     description: str
     affinity: tuple[str, ...]
     capabilities: tuple[str, ...]
+    outputs: tuple[str, ...]
     args_schema: dict
     timeout_s: float
     digest: str
@@ -130,6 +131,7 @@ def _load_one(folder: Path) -> Executor:
         description=manifest["description"],
         affinity=tuple(manifest["affinity"]),
         capabilities=tuple(manifest["capabilities"]),
+        outputs=tuple(manifest.get("outputs", ())),
         args_schema=schema,
         timeout_s=float(manifest.get("timeout_s", 10)),
         digest=actual,

@@ -1,0 +1,185 @@
+"""The deterministic executor: runs a validated plan step by step, with no model in the loop
+(fillers aside). Before every step: placeholders are resolved, the caps and the duplicate-read
+guard are checked and the vaglio examines the action. After it: large observations go to the
+scratchpad. The first failing step stops the plan; recovery decides what happens next."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from planner import vaglio
+from planner.catalog import Catalog
+from planner.executors.base import ExecContext
+from planner.plan import Plan, ResolveError, lookup, render, resolve
+from planner.runner import failure, invoke
+from planner.scratchpad import Scratchpad
+
+MAX_STEPS, MAX_SAME_EXECUTOR = 30, 10
+DUPLICATE_GUARDED = {"read_files", "get_urls", "write_files"}
+
+
+@dataclass
+class StepRecord:
+    index: int
+    tool: str
+    raw_args: dict
+    args: dict | None = None
+    vaglio: dict | None = None
+    observation: dict = field(default_factory=dict)
+    ok: bool = False
+    error_class: str | None = None
+    latency_ms: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {
+            "index": self.index,
+            "tool": self.tool,
+            "raw_args": self.raw_args,
+            "args": self.args,
+            "vaglio": self.vaglio,
+            "ok": self.ok,
+            "error_class": self.error_class,
+            "latency_ms": round(self.latency_ms, 2),
+            "result": _summary(self.observation),
+        }
+
+
+@dataclass
+class Execution:
+    status: str  # ok | failed | cap_steps | cap_same_executor
+    steps: list[StepRecord]
+    results: dict[int, dict]
+    final_text: str = ""
+
+    @property
+    def failed(self) -> StepRecord | None:
+        return next((s for s in self.steps if not s.ok), None)
+
+
+def _summary(observation: dict) -> str:
+    text = json.dumps(observation, ensure_ascii=False, default=str)
+    return text if len(text) <= 300 else text[:300] + "…"
+
+
+Filler = Callable[[str, dict], str]
+StepHook = Callable[[dict], None]
+
+
+def execute(
+    plan: Plan,
+    *,
+    catalog: Catalog,
+    ctx: ExecContext,
+    scratchpad: Scratchpad,
+    request_text: str,
+    runtime: dict[str, Any] | None = None,
+    params: dict[str, Any] | None = None,
+    fill: Filler | None = None,
+    on_step: StepHook | None = None,
+) -> Execution:
+    runtime, params = runtime or {}, params or {}
+    results: dict[int, dict] = {}
+    fillers: dict[str, str] = {}
+    records: list[StepRecord] = []
+    uses: Counter[str] = Counter()
+    done: dict[str, int] = {}
+
+    def source(kind: str, target: str, path: str) -> Any:
+        if kind == "step":
+            n = int(target)
+            if n not in results:
+                raise ResolveError(f"step {n} has no result")
+            return lookup(results[n], path)
+        if kind == "FILLER":
+            if target not in fillers:
+                spec = plan.fillers.get(target, {})
+                fillers[target] = fill(target, spec) if fill else str(spec.get("default", ""))
+            return fillers[target]
+        if kind == "RUNTIME":
+            return runtime.get(target, "")
+        if target not in params:
+            raise ResolveError(f"no value for ${{PARAM:{target}}}")
+        return params[target]
+
+    def emit(record: StepRecord, status: str) -> None:
+        if on_step:
+            on_step({"index": record.index, "tool": record.tool, "status": status, "error_class": record.error_class})
+
+    for index, step in enumerate(plan.steps, 1):
+        record = StepRecord(index=index, tool=step.tool, raw_args=step.args)
+        records.append(record)
+        if index > MAX_STEPS:
+            record.error_class = "cap_steps"
+            return Execution("cap_steps", records, results)
+        uses[step.tool] += 1
+        if uses[step.tool] > MAX_SAME_EXECUTOR:
+            record.error_class = "cap_same_executor"
+            return Execution("cap_same_executor", records, results)
+        executor = catalog.get(step.tool)
+        emit(record, "started")
+        try:
+            args = resolve(step.args, source)
+            if "from_step" in args:
+                args = {k: v for k, v in args.items() if k != "from_step"} | {
+                    "entries": lookup(results[int(step.args["from_step"])], "entries")
+                }
+        except (ResolveError, KeyError, ValueError) as exc:
+            record.observation = failure("bad_reference", str(exc))
+            record.error_class = "bad_reference"
+            emit(record, "failed")
+            return Execution("failed", records, results)
+        record.args = args
+        key = f"{step.tool}:{json.dumps(args, sort_keys=True, default=str)}"
+        if step.tool in DUPLICATE_GUARDED and key in done:
+            # The same read (or write) again: the data is already there, so it is not re-run.
+            earlier = done[key]
+            results[index] = results[earlier]
+            record.ok = True
+            record.observation = {"ok": True, "note": f"you already have this data at step {earlier}"}
+            emit(record, "done")
+            continue
+        verdict = vaglio.examine(executor, args, workspace=ctx.workspace, request_text=request_text)
+        record.vaglio = verdict.to_dict()
+        if not verdict.approved:
+            record.error_class = f"blocked_{verdict.blocked_by}"
+            record.observation = failure(record.error_class, verdict.reason)
+            emit(record, "blocked")
+            return Execution("failed", records, results)
+        result, record.latency_ms = invoke(executor, args, ctx)
+        results[index] = result
+        record.observation = scratchpad.observe(index, result)
+        record.ok = bool(result.get("ok"))
+        if not record.ok:
+            record.error_class = result.get("error_class", "crashed")
+            emit(record, "failed")
+            return Execution("failed", records, results)
+        done[key] = index
+        emit(record, "done")
+
+    execution = Execution("ok", records, results)
+    execution.final_text = final_text(plan, results, source)
+    return execution
+
+
+def final_text(plan: Plan, results: dict[int, dict], source) -> str:
+    if plan.final_message:
+        try:
+            return render(resolve(plan.final_message, source))
+        except (ResolveError, KeyError, ValueError):
+            pass  # a bad reference in the message does not undo the work: fall back to the result
+    if not results:
+        return plan.final_message
+    last = results[max(results)]
+    for key in ("text", "value", "content", "stdout", "iso"):
+        if key in last:
+            return render(last[key])
+    if "entries" in last:
+        lines = [e.get("content") or e.get("path") or e.get("url") or render(e) for e in last["entries"]]
+        return f"{last.get('count', len(lines))} result(s):\n" + "\n".join(str(line) for line in lines[:50])
+    if "path" in last:
+        return f"Done: wrote {last['path']}."
+    return render({k: v for k, v in last.items() if k != "ok"})

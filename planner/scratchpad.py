@@ -1,0 +1,42 @@
+"""Large observations go to the scratchpad (Postgres); the history keeps a summary."""
+
+from __future__ import annotations
+
+import json
+
+from planner.models import ScratchpadEntry
+
+THRESHOLD_BYTES = 4096
+EDGE_CHARS = 500
+
+
+def summarize(text: str) -> str:
+    omitted = len(text) - 2 * EDGE_CHARS
+    return f"{text[:EDGE_CHARS]}[… {omitted} characters omitted …]{text[-EDGE_CHARS:]}"
+
+
+class Scratchpad:
+    """One turn's scratchpad. `observe` returns what the history should carry for a result."""
+
+    def __init__(self, turn_id: str):
+        self.turn_id = turn_id
+
+    def observe(self, step: int, result: dict) -> dict:
+        text = json.dumps(result, ensure_ascii=False, default=str)
+        if len(text.encode()) <= THRESHOLD_BYTES:
+            return result
+        entry = ScratchpadEntry.objects.create(turn_id=self.turn_id, step=step, content=text)
+        return {
+            "ok": result.get("ok", True),
+            "scratchpad_id": entry.id,
+            "total_chars": len(text),
+            "summary": summarize(text),
+            "hint": "the whole result is in the scratchpad; read it with scratchpad_read",
+        }
+
+    def read(self, scratchpad_id: str) -> str | None:
+        return (
+            ScratchpadEntry.objects.filter(id=scratchpad_id, turn_id=self.turn_id)
+            .values_list("content", flat=True)
+            .first()
+        )

@@ -1,0 +1,133 @@
+"""The deterministic executor on scripted plans, against a real workspace and Postgres."""
+
+import pytest
+
+from planner.executor import MAX_SAME_EXECUTOR, execute
+from planner.intent import extract
+from planner.models import Gap, ScratchpadEntry
+from planner.plan import parse
+from planner.recovery import classify
+from planner.scratchpad import Scratchpad
+from planner.terminator import terminate
+
+pytestmark = pytest.mark.django_db
+
+
+def run(cat, ctx, plan, request="", **kw):
+    steps = []
+    result = execute(
+        parse(plan),
+        catalog=cat,
+        ctx=ctx,
+        scratchpad=Scratchpad("00000000-0000-0000-0000-000000000001"),
+        request_text=request,
+        on_step=steps.append,
+        **kw,
+    )
+    return result, steps
+
+
+def test_a_plan_runs_in_order_with_references_and_a_final_message(cat, ctx, workspace):
+    plan = {
+        "steps": [
+            {"tool": "read_files", "args": {"paths": ["notes/a.md"], "tail_lines": 2}},
+            {"tool": "write_files", "args": {"path": "out/last.md", "content": "${step1.entries.0.content}"}},
+        ],
+        "final_message": "Wrote ${step2.bytes} bytes to ${step2.path}.",
+    }
+    execution, events = run(cat, ctx, plan, "read notes/a.md and write its last lines")
+    assert execution.status == "ok"
+    assert (workspace / "out" / "last.md").read_text() == "line 3\nline 4"
+    assert execution.final_text == "Wrote 13 bytes to out/last.md."
+    assert [(e["index"], e["status"]) for e in events] == [(1, "started"), (1, "done"), (2, "started"), (2, "done")]
+    assert execution.steps[0].vaglio["approved"] and execution.steps[0].args == {
+        "paths": ["notes/a.md"],
+        "tail_lines": 2,
+    }
+
+
+def test_without_a_final_message_the_last_result_speaks(cat, ctx):
+    execution, _ = run(cat, ctx, {"steps": [{"tool": "find_files", "args": {"pattern": "*.md"}}]})
+    assert execution.final_text.startswith("2 result(s):") and "notes/a.md" in execution.final_text
+
+
+def test_the_first_failing_step_stops_the_plan_with_its_error_class(cat, ctx, workspace):
+    plan = {
+        "steps": [
+            {"tool": "read_files", "args": {"paths": ["missing.md"]}},
+            {"tool": "write_files", "args": {"path": "x", "content": "y"}},
+        ]
+    }
+    execution, events = run(cat, ctx, plan)
+    assert execution.status == "failed" and execution.failed.error_class == "not_found"
+    assert classify(execution.failed.error_class) == "wrong_args"
+    assert not (workspace / "x").exists() and events[-1]["status"] == "failed"
+
+
+def test_the_vaglio_blocks_a_step_before_it_runs(cat, ctx):
+    execution, events = run(
+        cat, ctx, {"steps": [{"tool": "run_shell", "args": {"command": "cat /etc/shadow"}}]}, "run it"
+    )
+    assert execution.failed.error_class == "blocked_guard" and events[-1]["status"] == "blocked"
+    assert classify("blocked_guard") == "out_of_scope"
+
+
+def test_a_repeated_read_is_not_run_twice(cat, ctx):
+    read = {"tool": "read_files", "args": {"paths": ["notes/a.md"]}}
+    execution, _ = run(cat, ctx, {"steps": [read, read]})
+    assert execution.status == "ok"
+    assert execution.steps[1].observation["note"] == "you already have this data at step 1"
+    assert execution.steps[1].vaglio is None
+
+
+def test_caps_stop_runaway_plans(cat, ctx):
+    same = [{"tool": "get_time", "args": {"tz": f"Etc/GMT+{i % 12}"}} for i in range(MAX_SAME_EXECUTOR + 1)]
+    execution, _ = run(cat, ctx, {"steps": same})
+    assert execution.status == "cap_same_executor"
+    many = [
+        {"tool": t, "args": a}
+        for _ in range(4)
+        for t, a in (
+            ("get_time", {}),
+            ("list_files", {}),
+            ("find_files", {"pattern": "*"}),
+            ("grep_files", {"pattern": "x"}),
+            ("get_time", {"tz": "UTC"}),
+            ("list_files", {"path": "notes"}),
+            ("find_files", {"pattern": "*.md"}),
+            ("grep_files", {"pattern": "y"}),
+        )
+    ]
+    execution, _ = run(cat, ctx, {"steps": many})
+    assert execution.status == "cap_steps" and len(execution.steps) == 31
+
+
+def test_a_large_observation_goes_to_the_scratchpad_with_a_summary(cat, ctx, workspace):
+    (workspace / "big.txt").write_text("x" * 10_000)
+    execution, _ = run(cat, ctx, {"steps": [{"tool": "read_files", "args": {"paths": ["big.txt"]}}]})
+    observation = execution.steps[0].observation
+    assert "[… " in observation["summary"] and "characters omitted …]" in observation["summary"]
+    assert ScratchpadEntry.objects.get(id=observation["scratchpad_id"]).content.count("x") >= 10_000
+    assert execution.results[1]["entries"][0]["content"] == "x" * 10_000, "later steps still see the whole result"
+
+
+def test_fillers_and_runtime_values(cat, ctx, workspace):
+    plan = {
+        "steps": [
+            {"tool": "write_files", "args": {"path": "hi.txt", "content": "${FILLER:greeting} from ${RUNTIME:actor}"}}
+        ],
+        "fillers": {"greeting": {"prompt": "a greeting", "default": "Hello"}},
+    }
+    run(cat, ctx, plan, runtime={"actor": "alice"})
+    assert (workspace / "hi.txt").read_text() == "Hello from alice"
+    run(cat, ctx, plan, runtime={"actor": "bob"}, fill=lambda name, spec: "Ciao")
+    assert (workspace / "hi.txt").read_text() == "Ciao from bob"
+
+
+def test_the_terminator_records_gaps_with_a_recurrence_counter():
+    intent = extract("send an email to Ada")
+    first = terminate(cause="wrong_tool", detail="no mail tool", intent=intent, request_text="send an email to Ada")
+    again = terminate(cause="wrong_tool", detail="no mail tool", intent=intent, request_text="send an email to Bob")
+    assert first.occurrences == 1 and again.occurrences == 2
+    assert "I could not do this" in again.message and again.suggestion
+    assert Gap.objects.get().occurrences == 2
