@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from pathlib import Path
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.cache import cache
 from django.db import transaction
@@ -12,7 +14,7 @@ from agents.models import ChatSession, Message, Turn
 from agents.push import pusher
 from core.clock import now
 from core.ir import Message as IRMessage
-from planner.engine import TurnOutcome
+from planner.turn import TurnOutcome
 from routing import patterns
 from routing.evaluator import FEEDBACK
 
@@ -59,6 +61,13 @@ def turn_submit(*, session: ChatSession, text: str, model: str = "") -> Turn:
     return turn
 
 
+def workspace_path(*, user: AbstractBaseUser) -> Path:
+    """The folder a user's turns act in. One per user until workspaces with members arrive."""
+    path = Path(settings.METNOS_WORKSPACES_ROOT) / f"user-{user.pk}"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
 def turn_claim(*, turn_id) -> Turn | None:
     """Move a queued turn to running. Returns None when another worker (or an earlier
     delivery of the same task) already took it: the conditional UPDATE makes this idempotent."""
@@ -67,7 +76,7 @@ def turn_claim(*, turn_id) -> Turn | None:
     )
     if not claimed:
         return None
-    return Turn.objects.select_related("session").get(id=turn_id)
+    return Turn.objects.select_related("session__owner").get(id=turn_id)
 
 
 @transaction.atomic

@@ -1,7 +1,7 @@
 """Celery tasks for chat turns: thin wrappers that load rows and call services.
 
 They live in agents, not planner, because they load agents' rows: the engine
-(planner.engine) takes plain data, keeping the dependency arrow agents → planner."""
+(planner.dispatch) takes plain data, keeping the dependency arrow agents → planner."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from agents.push import DeltaBatcher, pusher
 from agents.selectors import turn_history
 from core import trace
 from core.clock import monotonic_ms
-from planner import engine
+from planner import dispatch, llm
+from planner.turn import Sink, TurnInput, TurnOutcome
 
 logger = logging.getLogger(__name__)
 
@@ -40,9 +41,13 @@ def run_turn(turn_id: str) -> None:
         if monotonic_ms() - last_poll[0] >= _CANCEL_POLL_MS:
             last_poll[0] = monotonic_ms()
             if services.turn_cancel_requested(turn_id=turn.id):
-                raise engine.Cancelled()
+                raise llm.Cancelled()
 
-    inp = engine.TurnInput(
+    def on_step(event: dict) -> None:
+        batcher.flush()  # text before a step goes out before the step
+        pusher.send(turn.session_id, {"type": "step", "turn_id": str(turn.id), **event})
+
+    inp = TurnInput(
         turn_id=str(turn.id),
         session_id=str(turn.session_id),
         user_id=turn.session.owner_id,
@@ -50,15 +55,17 @@ def run_turn(turn_id: str) -> None:
         history=turn_history(turn=turn, limit=settings.METNOS_HISTORY_TURNS),
         model=turn.requested_model or None,
         sticky_model=turn.session.sticky_model or None,
+        workspace_path=services.workspace_path(user=turn.session.owner),
+        actor=turn.session.owner.get_username(),
     )
     services.turn_note_retry(turn=turn, text=user_message)
     try:
         with trace.batch():
-            outcome = engine.run_turn(inp, on_delta)
+            outcome = dispatch.run_turn(inp, Sink(on_delta=on_delta, on_step=on_step))
     except Exception as exc:
         # Anything unexpected still ends the turn visibly; it is never left "running".
         logger.exception("turn %s crashed", turn_id)
-        outcome = engine.TurnOutcome(
+        outcome = TurnOutcome(
             final_kind="error",
             text="Something went wrong while answering. Your message is saved.",
             layer="",

@@ -91,7 +91,9 @@ REDIS_URL = env_url("REDIS_URL", "redis://127.0.0.1:6379/0", ("redis", "rediss")
 CHANNEL_LAYERS = {
     "default": {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
-        "CONFIG": {"hosts": [REDIS_URL], "capacity": 1000, "expiry": 30},
+        # The layer blocks on BZPOPMIN for 5 s at a time; a socket timeout of the same length
+        # (redis-py's default) races it and kills idle websockets mid-turn.
+        "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30}], "capacity": 1000, "expiry": 30},
     }
 }
 
@@ -184,3 +186,6 @@ METNOS_PATTERN_PRIOR_SAMPLES = env_int("METNOS_PATTERN_PRIOR_SAMPLES", 3)
 # The engine.
 METNOS_WORKSPACES_ROOT = env_str("METNOS_WORKSPACES_ROOT", str(VAR_DIR / "workspaces"))
 METNOS_JUDGE_THRESHOLD = env_float("METNOS_JUDGE_THRESHOLD", 0.30)
+# The proposer asks for the wise tier (slot 5, delegate_request); fillers use the fast tier.
+METNOS_PROPOSER_MODEL = env_str("METNOS_PROPOSER_MODEL", "local-wise")
+METNOS_FILLER_MODEL = env_str("METNOS_FILLER_MODEL", "local-fast")

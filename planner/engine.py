@@ -1,202 +1,195 @@
-"""Runs one chat turn against a model and reports what happened.
+"""The engine (L2 + L3): propose one plan, validate it, execute it deterministically, recover
+once, and otherwise end honestly.
 
-This is the engine's direct mode: the routing chain picks a model and one streamed call answers
-the turn. The planning cascade (fastpath, autopath, proposer, validator, executor) is built on
-top of it; every mode ends in the same TurnOutcome with exactly one final_kind. The engine knows
-nothing of the database rows that hold a turn: its caller passes plain data in and persists the
-outcome."""
+    candidates (pre-filter) → propose (one model call) → validate ─ problems → re-propose once
+        → execute ─ ok → answer (layer engine)
+                   └ failed → classify ─ out_of_scope → terminator
+                                        └ else → re-propose once without what failed → execute
+                                                 ─ ok → answer (layer recovery) / failed → terminator
+Caps end the turn as cap_steps / cap_same_executor."""
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from decimal import Decimal
 
 from django.conf import settings
 
-from billing.cost import call_cost, format_usd
-from billing.prices import list_price
-from core.clock import monotonic_ms
+from core.clock import now
 from core.events import bus
-from core.ir import ChatRequest, Message, MessageStop, SystemPrompt, TextDelta, Usage
-from routing import patterns
-from routing import policy as policies
-from routing.availability import availability
-from routing.chain import NoRoute, RouteDecision, RouteInputs, decide
-from routing.fingerprint import TurnNeeds, estimate_tokens, fingerprint
-from routing.policy import PolicyError
-from routing.providers.base import ProviderError
-from routing.registry import ModelConfig, adapter_for
+from core.ir import ChatRequest, Message, SystemPrompt, Usage
+from planner import llm, proposer, recovery, terminator
+from planner.catalog import Catalog, Executor
+from planner.executor import Execution, execute
+from planner.executors.base import ExecContext
+from planner.intent import Intent
+from planner.plan import Plan, resolve
+from planner.scratchpad import Scratchpad
+from planner.turn import Sink, TurnInput, TurnOutcome
+from planner.validator import validate
+from routing.chain import RouteDecision
+from routing.registry import current
 
-logger = logging.getLogger(__name__)
-
-FINAL_KINDS = ("answer", "ask", "awaiting", "needs_inputs", "cap_steps", "cap_same_executor", "loop_break", "error")
-REASONING_HINT = "Think step by step before you answer, then give the answer."
-
-
-class Cancelled(Exception):
-    """Raised by a delta sink to stop a turn the user cancelled."""
+CAP_KINDS = {"cap_steps": "cap_steps", "cap_same_executor": "cap_same_executor"}
 
 
-@dataclass(frozen=True)
-class TurnInput:
-    turn_id: str
-    session_id: str
-    user_id: int
-    text: str
-    history: tuple[Message, ...] = ()
-    model: str | None = None  # slot 1: a per-message override
-    sticky_model: str | None = None  # slot 2: the session's pinned model
-    workspace: str = ""
-
-
-@dataclass(frozen=True)
-class TurnOutcome:
-    final_kind: str
-    text: str
-    layer: str
+@dataclass
+class Tally:
     usage: Usage = field(default_factory=Usage)
-    cost_usd: Decimal = Decimal("0")
-    latency_ms: int = 0
+    cost: Decimal = Decimal("0")
     model_ms: int = 0
-    route: dict = field(default_factory=dict)
-    error: str = ""
+    calls: int = 0
+
+    def add(self, result: llm.LLMResult) -> None:
+        self.usage = llm.add_usage(self.usage, result.usage)
+        self.cost += result.cost
+        self.model_ms += result.model_ms
+        self.calls += 1
 
 
-def _user_facing(error: ProviderError) -> str:
-    if error.kind in ("network", "timeout"):
-        return f"The model is unreachable right now ({error.message}). Your message is saved; try again."
-    return f"The model call failed ({error}). Your message is saved; try again."
+def _filler(inp: TurnInput, tally: Tally, ids: dict):
+    """${FILLER:x}: a short text from the fast tier; its default when that fails."""
+    registry = current()
+    model = registry.get(settings.METNOS_FILLER_MODEL)
+
+    def fill(name: str, spec: dict, source) -> str:
+        default = str(resolve(spec.get("default", ""), source))
+        if model is None or not model.configured:
+            return default
+        prompt = str(resolve(spec.get("prompt", name), source))
+        request = ChatRequest(
+            model=model.api_model,
+            system=SystemPrompt(stable="Reply with the requested text only."),
+            messages=(Message.text("user", prompt[:6000]),),
+            max_tokens=min(200, model.max_output_tokens),
+            temperature=0.2,
+        )
+        result = llm.call(request, model, role="worker", ids=ids, user_id=inp.user_id)
+        tally.add(result)
+        return result.text.strip() if result.ok and result.text.strip() else default
+
+    return fill
 
 
-def _cost(model: ModelConfig, usage: Usage, reported: Decimal | None) -> Decimal:
-    if reported is not None:
-        return reported
-    price = list_price(provider_kind=model.provider_kind, api_model=model.api_model)
-    if price is None:
-        logger.warning("no list price for %s; its calls are recorded at $0", model.api_model)
-        return Decimal("0")
-    return call_cost(usage=usage, price=price)
-
-
-def _route(inp: TurnInput, needs: TurnNeeds, ids: dict) -> RouteDecision:
-    try:
-        policy = policies.load(settings.METNOS_ROUTING_FILE)
-    except PolicyError as exc:
-        logger.error("ignoring routing rules: %s", exc)
-        policy = policies.EMPTY
-    inputs = RouteInputs(per_message=inp.model, sticky=inp.sticky_model, policy=policy)
-    return decide(needs, inputs, **ids)
-
-
-def run_turn(inp: TurnInput, on_delta: Callable[[str], None]) -> TurnOutcome:
-    started = monotonic_ms()
-    ids = {"session_id": inp.session_id, "turn_id": inp.turn_id}
-    bus.emit("turn.started", {"user_id": inp.user_id}, **ids)
-
-    system = SystemPrompt(stable=settings.METNOS_SYSTEM_PROMPT)
-    prompt_text = system.joined + "".join(m.text_content for m in inp.history) + inp.text
-    needs = TurnNeeds(estimated_tokens=estimate_tokens(prompt_text), text=inp.text, workspace=inp.workspace)
-    try:
-        decision = _route(inp, needs, ids)
-    except NoRoute as exc:
-        return _finish(TurnOutcome(final_kind="error", text=str(exc), layer="route", error=str(exc)), started, ids)
-    override = decision.verdicts[0]
-    if override.verdict == "rejected" and override.reason == "not_configured":
-        # The user named a model for this message; serving it with another would ignore them.
-        message = f"Cannot use {override.model!r}: {override.detail}"
-        return _finish(TurnOutcome(final_kind="error", text=message, layer="route", error=message), started, ids)
-    model = decision.model
-
-    if model.params.get("reasoning"):
-        system = replace(system, volatile=REASONING_HINT)
-    request = ChatRequest(
-        model=model.api_model,
-        system=system,
-        messages=(*inp.history, Message.text("user", inp.text)),
-        max_tokens=model.output_budget(),
-        temperature=model.params.get("temperature"),
-        stream=True,
-    )
-    parts: list[str] = []
-    usage, reported = Usage(), None
-    call_started = monotonic_ms()
-    status, error = "ok", None
-    try:
-        for event in adapter_for(model).stream(request):
-            if isinstance(event, TextDelta):
-                parts.append(event.text)
-                on_delta(event.text)
-            elif isinstance(event, MessageStop):
-                usage, reported = event.usage, event.reported_cost_usd
-        availability.record_success(model.name, model.provider)
-    except ProviderError as exc:
-        status, error = "error", exc
-        availability.record_failure(model.name, model.provider, exc)
-    except Cancelled:
-        status = "cancelled"
-    model_ms = int(monotonic_ms() - call_started)
-    cost = _cost(model, usage, reported)
-    bus.emit(
-        "llm.call_completed",
-        {
-            "model": model.name,
-            "provider": model.provider,
-            "usage": usage.to_dict(),
-            "cost_usd": format_usd(cost),
-            "latency_ms": model_ms,
-            "status": status,
-            "error": str(error) if error else "",
-            "role": "planner",
-            "user_id": inp.user_id,
-            "inbound_shape": "chat",
-        },
-        **ids,
-    )
-    final_kind, text, error_text = "answer", "".join(parts), ""
-    if error is not None:
-        final_kind, text, error_text = "error", _user_facing(error), str(error)
-    elif status == "cancelled":
-        final_kind, error_text = "error", "cancelled by the user"
-    else:
-        bus.emit("layer.resolved", {"layer": "direct"}, **ids)
-    patterns.record(
-        fingerprint=decision.fingerprint or fingerprint(needs),
-        model=model.name,
-        cost_usd=cost,
-        latency_ms=model_ms,
-        final_kind=final_kind,
-        errors=int(error is not None),
+def run(
+    inp: TurnInput,
+    *,
+    intent: Intent,
+    candidates: list[Executor],
+    catalog: Catalog,
+    decision: RouteDecision,
+    sink: Sink,
+    ids: dict,
+) -> TurnOutcome:
+    tally = Tally()
+    trace: dict = {"candidates": [c.name for c in candidates], "intent": intent.__dict__, "attempts": []}
+    ctx = ExecContext(
+        workspace=inp.workspace_path,
         turn_id=inp.turn_id,
-        workspace=inp.workspace,
+        actor=inp.actor,
+        lang=inp.lang,
+        scratchpad=Scratchpad(inp.turn_id),
     )
-    outcome = TurnOutcome(
-        final_kind=final_kind,
-        text=text,
-        layer="direct",
-        usage=usage,
-        cost_usd=cost,
-        model_ms=model_ms,
-        route=decision.to_dict(),
-        error=error_text,
-    )
-    return _finish(outcome, started, ids)
+    runtime = {"actor": inp.actor, "lang": inp.lang, "channel": "web", "now": now().isoformat(timespec="seconds")}
+    fill = _filler(inp, tally, ids)
+    allowed = list(candidates)
+    problems: list[str] = []
+    layer = "engine"
+
+    def outcome(final_kind: str, text: str, out_layer: str, error: str = "") -> TurnOutcome:
+        return TurnOutcome(
+            final_kind=final_kind,
+            text=text,
+            layer=out_layer,
+            usage=tally.usage,
+            cost_usd=tally.cost,
+            model_ms=tally.model_ms,
+            model_calls=tally.calls,
+            route=decision.to_dict(),
+            error=error,
+            trace=trace,
+        )
+
+    def dead_end(cause: str, detail: str, final_kind: str = "answer") -> TurnOutcome:
+        end = terminator.terminate(cause=cause, detail=detail, intent=intent, request_text=inp.text)
+        trace["terminator"] = {"cause": cause, "detail": detail, "suggestion": end.suggestion}
+        kind = "needs_inputs" if cause == "missing_input" else final_kind
+        return outcome(kind, end.message, "terminator")
+
+    for attempt in range(2):  # the first proposal and at most one re-proposal
+        proposal = proposer.propose(
+            request_text=inp.text,
+            intent=intent,
+            candidates=allowed,
+            model=decision.model,
+            ids=ids,
+            user_id=inp.user_id,
+            problems=problems,
+        )
+        tally.add(proposal.result)
+        record = {"raw": proposal.raw[:4000], "problems_in": problems}
+        trace["attempts"].append(record)
+        if proposal.result.error is not None:
+            return outcome("error", llm.user_facing(proposal.result.error), layer, str(proposal.result.error))
+        if proposal.plan is None:
+            problems = [f"the reply was not a usable plan: {proposal.problem}"]
+            continue
+        plan = proposal.plan
+        bus.emit("plan.proposed", {"attempt": attempt + 1, "plan": plan.to_dict()}, **ids)
+        found = validate(plan, catalog, allowed={c.name for c in allowed})
+        bus.emit("plan.validated", {"attempt": attempt + 1, "problems": [str(p) for p in found]}, **ids)
+        record["plan"] = plan.to_dict()
+        record["validation"] = [str(p) for p in found]
+        if found:
+            problems = [str(p) for p in found]
+            continue
+        if not plan.steps:
+            return outcome("answer", plan.final_message or "Done.", layer)
+        execution = _execute(plan, catalog, ctx, inp, runtime, fill, sink, ids)
+        record["steps"] = [s.to_dict() for s in execution.steps]
+        if execution.status == "ok":
+            return outcome("answer", execution.final_text, layer)
+        if execution.status in CAP_KINDS:
+            return outcome(CAP_KINDS[execution.status], f"I stopped: the plan hit the {execution.status} limit.", layer)
+        failed = execution.failed
+        cause = recovery.classify(failed.error_class or "crashed")
+        record["recovery"] = {"failed_step": failed.index, "error_class": failed.error_class, "cause": cause}
+        detail = f"step {failed.index} ({failed.tool}) failed: {failed.observation.get('error', failed.error_class)}"
+        if not recovery.retryable(cause) or attempt == 1:
+            return dead_end(cause, detail)
+        problems = [detail]
+        if cause == "wrong_tool":
+            allowed = [c for c in allowed if c.name != failed.tool] or allowed
+        layer = "recovery"
+    return dead_end("no_plan", problems[0] if problems else "no plan")
 
 
-def _finish(outcome: TurnOutcome, started: float, ids: dict) -> TurnOutcome:
-    latency = int(monotonic_ms() - started)
-    outcome = replace(outcome, latency_ms=latency)
-    if outcome.final_kind == "error":
-        bus.emit("error", {"message": outcome.error or outcome.text}, **ids)
-    bus.emit(
-        "turn.completed",
-        {
-            "final_kind": outcome.final_kind,
-            "layer": outcome.layer,
-            "latency_ms": latency,
-            "cost_usd": format_usd(outcome.cost_usd),
-        },
-        **ids,
+def _execute(plan: Plan, catalog, ctx, inp: TurnInput, runtime, fill, sink: Sink, ids: dict) -> Execution:
+    def on_step(event: dict) -> None:
+        sink.on_step(event)
+        if event["status"] in ("done", "failed", "blocked"):
+            bus.emit("step.executed", event, **ids)
+
+    execution = execute(
+        plan,
+        catalog=catalog,
+        ctx=ctx,
+        scratchpad=ctx.scratchpad,
+        request_text=inp.text,
+        runtime=runtime,
+        fill=fill,
+        on_step=on_step,
     )
-    return outcome
+    for step in execution.steps:
+        bus.emit(
+            "tool.called",
+            {
+                "tool": step.tool,
+                "ok": step.ok,
+                "error_class": step.error_class,
+                "latency_ms": round(step.latency_ms, 2),
+                "arg_keys": sorted(step.raw_args),
+            },
+            **ids,
+        )
+    return execution

@@ -65,7 +65,7 @@ def _summary(observation: dict) -> str:
     return text if len(text) <= 300 else text[:300] + "…"
 
 
-Filler = Callable[[str, dict], str]
+Filler = Callable[[str, dict, Callable], str]  # (name, spec, placeholder source) -> text
 StepHook = Callable[[dict], None]
 
 
@@ -97,7 +97,9 @@ def execute(
         if kind == "FILLER":
             if target not in fillers:
                 spec = plan.fillers.get(target, {})
-                fillers[target] = fill(target, spec) if fill else str(spec.get("default", ""))
+                fillers[target] = (
+                    fill(target, spec, source) if fill else render(resolve(spec.get("default", ""), source))
+                )
             return fillers[target]
         if kind == "RUNTIME":
             return runtime.get(target, "")

@@ -85,7 +85,7 @@ def parse(data: Any) -> Plan:
 def references(value: Any) -> list[tuple[str, str, str]]:
     """Every placeholder in a value: (kind, target, path) with kind step|FILLER|RUNTIME|PARAM."""
     found = []
-    for text in _strings(value):
+    for text in strings(value):
         for m in PLACEHOLDER.finditer(text):
             if m.group(1):
                 found.append(("step", m.group(1), m.group(2).lstrip(".")))
@@ -94,13 +94,13 @@ def references(value: Any) -> list[tuple[str, str, str]]:
     return found
 
 
-def _strings(value: Any) -> list[str]:
+def strings(value: Any) -> list[str]:
     if isinstance(value, str):
         return [value]
     if isinstance(value, dict):
-        return [s for v in value.values() for s in _strings(v)]
+        return [s for v in value.values() for s in strings(v)]
     if isinstance(value, list):
-        return [s for v in value for s in _strings(v)]
+        return [s for v in value for s in strings(v)]
     return []
 
 

@@ -7,16 +7,17 @@
 - the shape holds: E+ (F|A)?, i.e. extracting steps, then at most one closing step, with
   three error classes:
   - pipeline_already_closed: a step follows a transform (F) or an action (A);
-  - needs_data_source: a transform (F) with nothing extracted before it;
+  - needs_data_source: a transform (F) with nothing extracted before it and no literal input;
   - needs_action_target: an action (A) whose target (a path, a command) is empty.
-An action with literal arguments needs no source ("write 'hi' to a.txt" is a plan of one A)."""
+A step with literal arguments needs no source: "write 'hi' to a.txt" is a plan of one A, and
+"what is 3 * 7" a plan of one F."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from planner.catalog import Catalog
-from planner.plan import PLACEHOLDER, RUNTIME_KEYS, Plan, references
+from planner.plan import PLACEHOLDER, RUNTIME_KEYS, Plan, references, strings
 
 TARGET_ARGS = ("path", "paths", "command", "urls", "pattern")
 
@@ -102,7 +103,8 @@ def validate(plan: Plan, catalog: Catalog, *, allowed: set[str] | None = None) -
                     f"step {closed_by} already closed the pipeline; nothing may follow it",
                 )
             )
-        if executor.category == "F" and not extracted:
+        literal = bool(args) and not any(PLACEHOLDER.search(v) for v in strings(args))
+        if executor.category == "F" and not extracted and not literal:
             problems.append(
                 Problem(index, "needs_data_source", f"{step.tool} transforms data, but no step gets any first")
             )

@@ -92,7 +92,7 @@ def test_a_provider_that_hangs_times_out_counts_toward_availability_and_the_next
 
 def test_a_per_message_model_without_its_key_ends_the_turn_with_the_reason(session, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    turn = services.turn_submit(session=session, text="hi", model="gpt")
+    turn = services.turn_submit(session=session, text="tell me something new", model="gpt")
     run_turn(str(turn.id))
     turn.refresh_from_db()
     assert turn.final_kind == "error"

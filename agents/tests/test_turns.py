@@ -91,7 +91,7 @@ def test_asking_the_same_thing_again_lowers_the_previous_turns_routing_score(ses
 
 def test_every_turn_records_its_routing_outcome_with_the_chain(session, settings):
     settings.METNOS_LOCAL_MODEL_URL = f"http://127.0.0.1:{free_port()}"
-    turn = services.turn_submit(session=session, text="hello")
+    turn = services.turn_submit(session=session, text="tell me a joke")
     run_turn(str(turn.id))
     turn.refresh_from_db()
     assert turn.route["winner"] == "local-fast" and len(turn.route["chain"]) == 7

@@ -120,7 +120,7 @@ def test_fillers_and_runtime_values(cat, ctx, workspace):
     }
     run(cat, ctx, plan, runtime={"actor": "alice"})
     assert (workspace / "hi.txt").read_text() == "Hello from alice"
-    run(cat, ctx, plan, runtime={"actor": "bob"}, fill=lambda name, spec: "Ciao")
+    run(cat, ctx, plan, runtime={"actor": "bob"}, fill=lambda name, spec, source: "Ciao")
     assert (workspace / "hi.txt").read_text() == "Ciao from bob"
 
 

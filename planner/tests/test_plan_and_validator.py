@@ -76,7 +76,8 @@ def test_a_placeholder_field_is_checked_when_it_resolves_not_before(cat):
             [("write_files", {"path": "a", "content": "x"}), ("read_files", {"paths": ["a"]})],
             [(2, "pipeline_already_closed")],
         ),
-        ([("compute", {"expression": "1+1"})], [(1, "needs_data_source")]),
+        ([("compute", {"expression": "1+1"})], []),
+        ([("compute", {"expression": "${FILLER:n}"})], [(1, "bad_reference"), (1, "needs_data_source")]),
         ([("run_shell", {"command": ""})], [(1, "invalid_args"), (1, "needs_action_target")]),
         (
             [

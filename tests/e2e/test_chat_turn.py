@@ -23,7 +23,7 @@ def test_a_logged_in_user_gets_a_streamed_answer_from_the_local_model(live_stack
     session_id = client.create_session()
 
     with client.websocket(session_id) as ws:
-        frames = [frame for _, frame in run_turn(ws, "Write three short sentences about the sea.")]
+        frames = [frame for _, frame in run_turn(ws, "Tell me three short facts about the sea.")]
 
     assert frames[0]["type"] == "turn.started"
     turn_id = frames[0]["turn_id"]
@@ -36,6 +36,7 @@ def test_a_logged_in_user_gets_a_streamed_answer_from_the_local_model(live_stack
     assert final["usage"]["output_tokens"] > 0
     assert final["usage"]["input_tokens"] > 0
     assert final["latency_ms"] > 0
+    assert final["layer"] == "direct"
     assert final["route"]["winner"] == "local-fast" and final["route"]["slot"] == "global_default"
     assert [v["slot"] for v in final["route"]["chain"]][-1] == "global_default"
     assert "".join(d["text"] for d in deltas) == final["text"]

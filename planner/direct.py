@@ -1,0 +1,44 @@
+"""Direct mode: one streamed model call answers the turn (a conversational request that no
+tool serves)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from django.conf import settings
+
+from core.ir import ChatRequest, Message, SystemPrompt
+from planner import llm
+from planner.turn import Sink, TurnInput, TurnOutcome
+from routing.chain import RouteDecision
+
+REASONING_HINT = "Think step by step before you answer, then give the answer."
+
+
+def answer(inp: TurnInput, decision: RouteDecision, sink: Sink, ids: dict) -> TurnOutcome:
+    model = decision.model
+    system = SystemPrompt(stable=settings.METNOS_SYSTEM_PROMPT)
+    if model.params.get("reasoning"):
+        system = replace(system, volatile=REASONING_HINT)
+    request = ChatRequest(
+        model=model.api_model,
+        system=system,
+        messages=(*inp.history, Message.text("user", inp.text)),
+        max_tokens=model.output_budget(),
+        temperature=model.params.get("temperature"),
+        stream=True,
+    )
+    result = llm.call(request, model, role="planner", ids=ids, user_id=inp.user_id, on_delta=sink.on_delta)
+    common = {
+        "layer": "direct",
+        "usage": result.usage,
+        "cost_usd": result.cost,
+        "model_ms": result.model_ms,
+        "model_calls": 1,
+        "route": decision.to_dict(),
+    }
+    if result.error is not None:
+        return TurnOutcome(final_kind="error", text=llm.user_facing(result.error), error=str(result.error), **common)
+    if result.cancelled:
+        return TurnOutcome(final_kind="error", text=result.text, error="cancelled by the user", **common)
+    return TurnOutcome(final_kind="answer", text=result.text, **common)

@@ -1,0 +1,135 @@
+"""The entry point of a turn: which layer answers it.
+
+    pre_fastpath (greetings and thanks, no model)
+    → no tool fits the request → direct (one streamed model call)
+    → engine (propose, validate, execute) → recovery → terminator
+Every turn ends with exactly one final_kind and records the layer that answered."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from django.conf import settings
+
+from billing.cost import format_usd
+from core.clock import monotonic_ms
+from core.events import bus
+from planner import direct, engine
+from planner.catalog import Catalog, catalog
+from planner.intent import extract
+from planner.prefilter import Prefilter
+from planner.route import ExplicitModelUnavailable, decide_for_turn
+from planner.turn import Sink, TurnInput, TurnOutcome
+from routing import patterns
+from routing.chain import NoRoute
+from routing.fingerprint import TurnNeeds, estimate_tokens, fingerprint
+
+_GREETING = re.compile(
+    r"^\s*(hi|hello|hey|good (morning|afternoon|evening)|ciao|salve|buongiorno|buonasera|thanks|thank you|grazie|"
+    r"grazie mille|ok|okay|bye|goodbye|arrivederci)[\s!.,]*$",
+    re.IGNORECASE,
+)
+ENGINE_MIN_SCORE = 3
+_prefilters: dict[int, tuple[Catalog, Prefilter]] = {}
+
+
+def prefilter_for(cat: Catalog) -> Prefilter:
+    cached = _prefilters.get(id(cat))
+    if cached is None or cached[0] is not cat:
+        cached = (cat, Prefilter(cat.executors.values()))
+        _prefilters.clear()
+        _prefilters[id(cat)] = cached
+    return cached[1]
+
+
+def pre_fastpath(text: str) -> str | None:
+    match = _GREETING.match(text)
+    if not match:
+        return None
+    word = match.group(1).lower()
+    if word in ("thanks", "thank you", "grazie", "grazie mille"):
+        return "You're welcome." if not word.startswith("grazie") else "Prego."
+    if word in ("bye", "goodbye", "arrivederci"):
+        return "Goodbye." if word != "arrivederci" else "Arrivederci."
+    if word in ("ok", "okay"):
+        return "OK."
+    return "Ciao! Cosa posso fare?" if word in ("ciao", "salve", "buongiorno", "buonasera") else "Hello! What can I do?"
+
+
+def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
+    sink = sink or Sink()
+    started = monotonic_ms()
+    ids = {"session_id": inp.session_id, "turn_id": inp.turn_id}
+    bus.emit("turn.started", {"user_id": inp.user_id, "mode": inp.mode}, **ids)
+
+    canned = None if inp.model else pre_fastpath(inp.text)  # a named model means the user wants it to answer
+    if canned is not None:
+        return _finish(TurnOutcome(final_kind="answer", text=canned, layer="pre_fastpath"), started, ids)
+
+    cat = catalog()
+    if not cat.executors:
+        message = "No executors are available: the executor catalog is empty. An operator should check it."
+        return _finish(
+            TurnOutcome(final_kind="error", text=message, layer="engine", error="empty catalog"), started, ids
+        )
+    if inp.workspace_path is None:
+        message = "This session has no workspace to act in."
+        return _finish(
+            TurnOutcome(final_kind="error", text=message, layer="engine", error="no workspace"), started, ids
+        )
+
+    intent = extract(inp.text)
+    ranked = prefilter_for(cat).rank(inp.text, intent)
+    # A lone description word ("my name is Ada" meets find_files' "names") is not a request for a
+    # tool: the engine runs when an affinity tag or the intent's verb points at one.
+    tool_request = bool(ranked) and ranked[0].score >= ENGINE_MIN_SCORE
+    candidates = [cat.executors[c.name] for c in ranked if c.name in cat.executors] if tool_request else []
+    prompt = "".join(m.text_content for m in inp.history) + inp.text
+    needs = TurnNeeds(
+        has_tools=bool(candidates), estimated_tokens=estimate_tokens(prompt), text=inp.text, workspace=inp.workspace
+    )
+    try:
+        decision = decide_for_turn(inp, needs, ids, delegate=settings.METNOS_PROPOSER_MODEL if candidates else None)
+    except (NoRoute, ExplicitModelUnavailable) as exc:
+        return _finish(TurnOutcome(final_kind="error", text=str(exc), layer="route", error=str(exc)), started, ids)
+
+    if not candidates:
+        outcome = direct.answer(inp, decision, sink, ids)
+    else:
+        outcome = engine.run(
+            inp, intent=intent, candidates=candidates, catalog=cat, decision=decision, sink=sink, ids=ids
+        )
+        if outcome.layer in ("engine", "recovery") and outcome.final_kind == "answer":
+            sink.on_delta(outcome.text)  # the plan's final message, in one piece
+    patterns.record(
+        fingerprint=decision.fingerprint or fingerprint(needs),
+        model=decision.model.name,
+        cost_usd=outcome.cost_usd,
+        latency_ms=outcome.model_ms,
+        final_kind=outcome.final_kind,
+        errors=int(outcome.final_kind == "error"),
+        turn_id=inp.turn_id,
+        workspace=inp.workspace,
+    )
+    return _finish(outcome, started, ids)
+
+
+def _finish(outcome: TurnOutcome, started: float, ids: dict) -> TurnOutcome:
+    latency = int(monotonic_ms() - started)
+    outcome = replace(outcome, latency_ms=latency)
+    bus.emit("layer.resolved", {"layer": outcome.layer, "final_kind": outcome.final_kind}, **ids)
+    if outcome.final_kind == "error":
+        bus.emit("error", {"message": outcome.error or outcome.text}, **ids)
+    bus.emit(
+        "turn.completed",
+        {
+            "final_kind": outcome.final_kind,
+            "layer": outcome.layer,
+            "latency_ms": latency,
+            "model_calls": outcome.model_calls,
+            "cost_usd": format_usd(outcome.cost_usd),
+        },
+        **ids,
+    )
+    return outcome

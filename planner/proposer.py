@@ -1,0 +1,194 @@
+"""L3 proposer: ONE model call returns the whole plan.
+
+The prompt carries what even a very small model needs: only the pre-filtered candidate tools
+with their argument schemas, the extracted intent, and one short example chosen for the
+request's verb. Where the provider supports it, decoding is constrained by a JSON Schema in
+which the tool name is an enum of the candidates and each tool's args follow its own schema."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from core.ir import ChatRequest, Message, SystemPrompt
+from planner import llm
+from planner.catalog import Executor
+from planner.intent import Intent
+from planner.plan import Plan, PlanError, parse
+from routing.registry import ModelConfig
+
+MAX_STEPS_PROPOSED = 6
+PLAN_MAX_TOKENS = 400
+
+EXAMPLES: dict[str, tuple[str, dict]] = {
+    "read": (
+        "show the last 2 lines of notes/todo.md",
+        {
+            "steps": [{"tool": "read_files", "args": {"paths": ["notes/todo.md"], "tail_lines": 2}}],
+            "final_message": "${step1.entries.0.content}",
+        },
+    ),
+    "find": (
+        "find the .txt files in docs",
+        {
+            "steps": [{"tool": "find_files", "args": {"pattern": "*.txt", "path": "docs"}}],
+            "final_message": "Found ${step1.count} files.",
+        },
+    ),
+    "count": (
+        "how many .csv files are there?",
+        {
+            "steps": [{"tool": "find_files", "args": {"pattern": "*.csv"}}],
+            "final_message": "There are ${step1.count} .csv files.",
+        },
+    ),
+    "list": (
+        "list the files in docs",
+        {"steps": [{"tool": "list_files", "args": {"path": "docs"}}], "final_message": "${step1.count} entries."},
+    ),
+    "write": (
+        "save 'buy milk' to todo.txt",
+        {
+            "steps": [{"tool": "write_files", "args": {"path": "todo.txt", "content": "buy milk"}}],
+            "final_message": "Saved ${step1.path}.",
+        },
+    ),
+    "summarize": (
+        "write a summary of notes/a.md to summary.md",
+        {
+            "steps": [
+                {"tool": "read_files", "args": {"paths": ["notes/a.md"]}},
+                {"tool": "write_files", "args": {"path": "summary.md", "content": "${FILLER:summary}"}},
+            ],
+            "fillers": {
+                "summary": {
+                    "prompt": "Summarize in two sentences: ${step1.entries.0.content}",
+                    "default": "${step1.entries.0.content}",
+                }
+            },
+            "final_message": "Wrote the summary to ${step2.path}.",
+        },
+    ),
+    "compute": (
+        "what is the mean of 4, 8 and 15?",
+        {
+            "steps": [{"tool": "compute", "args": {"expression": "mean([4, 8, 15])"}}],
+            "final_message": "The mean is ${step1.value}.",
+        },
+    ),
+    "tell": (
+        "what time is it in Rome?",
+        {
+            "steps": [{"tool": "get_time", "args": {"tz": "Europe/Rome"}}],
+            "final_message": "It is ${step1.time} on ${step1.weekday} ${step1.date}.",
+        },
+    ),
+    "fetch": (
+        "fetch https://example.com/status",
+        {
+            "steps": [{"tool": "get_urls", "args": {"urls": ["https://example.com/status"]}}],
+            "final_message": "${step1.entries.0.content}",
+        },
+    ),
+    "run": (
+        "run ls in the docs folder",
+        {"steps": [{"tool": "run_shell", "args": {"command": "ls docs"}}], "final_message": "${step1.stdout}"},
+    ),
+}
+_EXAMPLE_FOR_TOOL = {plan["steps"][0]["tool"]: verb for verb, (_, plan) in EXAMPLES.items()}
+
+
+@dataclass(frozen=True)
+class Proposal:
+    plan: Plan | None
+    raw: str
+    result: llm.LLMResult
+    problem: str = ""  # why no plan could be read from the reply
+
+
+def plan_schema(candidates: list[Executor]) -> dict:
+    step_variants = [
+        {
+            "type": "object",
+            "properties": {"tool": {"const": e.name}, "args": e.args_schema},
+            "required": ["tool", "args"],
+        }
+        for e in candidates
+    ]
+    return {
+        "type": "object",
+        "properties": {
+            "steps": {"type": "array", "items": {"anyOf": step_variants}, "maxItems": MAX_STEPS_PROPOSED},
+            "final_message": {"type": "string"},
+        },
+        "required": ["steps", "final_message"],
+    }
+
+
+def _example(intent: Intent, candidates: list[Executor]) -> tuple[str, dict] | None:
+    names = {e.name for e in candidates}
+    for verb in (*intent.verbs, *(_EXAMPLE_FOR_TOOL.get(e.name) for e in candidates)):
+        if verb in EXAMPLES and EXAMPLES[verb][1]["steps"][0]["tool"] in names:
+            return EXAMPLES[verb]
+    return None
+
+
+def build_prompt(request_text: str, intent: Intent, candidates: list[Executor], problems: list[str]) -> str:
+    tools = "\n".join(
+        f"- {e.name}: {e.description} Args: {json.dumps(e.args_schema.get('properties', {}), separators=(',', ':'))}"
+        for e in candidates
+    )
+    lines = [
+        "You turn a request into a plan for tools that act on the user's workspace.",
+        'Reply with one JSON object: {"steps": [{"tool": NAME, "args": {...}}], "final_message": TEXT}.',
+        "Use only these tools:",
+        tools,
+        "A later step or the final_message can use an earlier result with ${stepN.FIELD},"
+        " for example ${step1.count} or ${step1.entries.0.content}. Paths are relative to the workspace.",
+        'If no tool fits, reply {"steps": [], "final_message": "<a short answer>"}.',
+        f"Request intent: verb={intent.verb or 'unknown'}, object={intent.object or 'unknown'}.",
+    ]
+    example = _example(intent, candidates)
+    if example:
+        lines += ["Example:", f"Request: {example[0]}", f"Plan: {json.dumps(example[1])}"]
+    if problems:
+        lines += [
+            "Your previous plan could not be used:",
+            *[f"- {p}" for p in problems],
+            "Reply with a corrected plan.",
+        ]
+    return "\n".join(lines)
+
+
+def extract_json(text: str) -> str:
+    start, end = text.find("{"), text.rfind("}")
+    return text[start : end + 1] if start >= 0 and end > start else text
+
+
+def propose(
+    *,
+    request_text: str,
+    intent: Intent,
+    candidates: list[Executor],
+    model: ModelConfig,
+    ids: dict,
+    user_id: int | None,
+    problems: list[str] | None = None,
+) -> Proposal:
+    prompt = build_prompt(request_text, intent, candidates, problems or [])
+    schema = plan_schema(candidates)
+    request = ChatRequest(
+        model=model.api_model,
+        system=SystemPrompt(stable=prompt),
+        messages=(Message.text("user", request_text),),
+        max_tokens=min(PLAN_MAX_TOKENS, model.max_output_tokens),
+        temperature=0.0,
+        response_format={"type": "json_object", "schema": schema} if model.supports_structured_output else None,
+    )
+    result = llm.call(request, model, role="planner", ids=ids, user_id=user_id)
+    if not result.ok:
+        return Proposal(None, result.text, result, "the model call failed")
+    try:
+        return Proposal(parse(extract_json(result.text)), result.text, result)
+    except PlanError as exc:
+        return Proposal(None, result.text, result, str(exc))

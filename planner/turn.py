@@ -1,0 +1,53 @@
+"""What a turn takes in and gives back. The planner never sees the rows that hold a turn."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+
+from core.ir import Message, Usage
+
+FINAL_KINDS = ("answer", "ask", "awaiting", "needs_inputs", "cap_steps", "cap_same_executor", "loop_break", "error")
+LAYERS = ("pre_fastpath", "direct", "engine", "recovery", "terminator", "react", "route")
+MODES = ("engine", "react")
+
+
+@dataclass(frozen=True)
+class TurnInput:
+    turn_id: str
+    session_id: str
+    user_id: int
+    text: str
+    history: tuple[Message, ...] = ()
+    model: str | None = None  # slot 1: a per-message override
+    sticky_model: str | None = None  # slot 2: the session's pinned model
+    workspace: str = ""  # the workspace's name (routing rules)
+    workspace_path: Path | None = None  # where its executors may act
+    mode: str = "engine"
+    actor: str = ""
+    lang: str = "en"
+
+
+@dataclass(frozen=True)
+class TurnOutcome:
+    final_kind: str
+    text: str
+    layer: str
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: Decimal = Decimal("0")
+    latency_ms: int = 0
+    model_ms: int = 0
+    model_calls: int = 0
+    route: dict = field(default_factory=dict)
+    error: str = ""
+    trace: dict = field(default_factory=dict)
+
+
+@dataclass
+class Sink:
+    """Where a running turn reports progress: streamed text and plan steps."""
+
+    on_delta: Callable[[str], None] = lambda text: None
+    on_step: Callable[[dict], None] = lambda step: None
