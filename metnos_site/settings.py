@@ -185,6 +185,8 @@ METNOS_PATTERN_PRIOR_SAMPLES = env_int("METNOS_PATTERN_PRIOR_SAMPLES", 3)
 
 # The engine.
 METNOS_WORKSPACES_ROOT = env_str("METNOS_WORKSPACES_ROOT", str(VAR_DIR / "workspaces"))
+# Empty: the builtin executors in planner/executors/.
+METNOS_EXECUTORS_DIR = env_str("METNOS_EXECUTORS_DIR", "")
 METNOS_JUDGE_THRESHOLD = env_float("METNOS_JUDGE_THRESHOLD", 0.30)
 # The proposer asks for the wise tier (slot 5, delegate_request); fillers use the fast tier.
 METNOS_PROPOSER_MODEL = env_str("METNOS_PROPOSER_MODEL", "local-wise")

@@ -163,7 +163,9 @@ _lock = threading.Lock()
 
 
 def catalog(root: Path | None = None) -> Catalog:
-    root = root or EXECUTORS_DIR
+    from django.conf import settings
+
+    root = root or Path(settings.METNOS_EXECUTORS_DIR or EXECUTORS_DIR)
     signature = _signature(root)
     with _lock:
         cached = _cache.get(str(root))

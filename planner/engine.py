@@ -94,6 +94,7 @@ def run(
     fill = _filler(inp, tally, ids)
     allowed = list(candidates)
     problems: list[str] = []
+    validation_cause = "no_plan"
     layer = "engine"
 
     def outcome(final_kind: str, text: str, out_layer: str, error: str = "") -> TurnOutcome:
@@ -133,6 +134,7 @@ def run(
             return outcome("error", llm.user_facing(proposal.result.error), layer, str(proposal.result.error))
         if proposal.plan is None:
             problems = [f"the reply was not a usable plan: {proposal.problem}"]
+            validation_cause = "no_plan"
             continue
         plan = proposal.plan
         bus.emit("plan.proposed", {"attempt": attempt + 1, "plan": plan.to_dict()}, **ids)
@@ -142,6 +144,8 @@ def run(
         record["validation"] = [str(p) for p in found]
         if found:
             problems = [str(p) for p in found]
+            causes = {recovery.classify(p.error_class) for p in found}
+            validation_cause = next((c for c in ("out_of_scope", "missing_input") if c in causes), "no_plan")
             continue
         if not plan.steps:
             return outcome("answer", plan.final_message or "Done.", layer)
@@ -161,7 +165,7 @@ def run(
         if cause == "wrong_tool":
             allowed = [c for c in allowed if c.name != failed.tool] or allowed
         layer = "recovery"
-    return dead_end("no_plan", problems[0] if problems else "no plan")
+    return dead_end(validation_cause, problems[0] if problems else "no plan")
 
 
 def _execute(plan: Plan, catalog, ctx, inp: TurnInput, runtime, fill, sink: Sink, ids: dict) -> Execution:

@@ -1,0 +1,186 @@
+"""The engine end to end on scripted plans: a loopback OpenAI-compatible server stands in for the
+planning model and returns exactly the plans each branch needs."""
+
+import json
+import uuid
+
+import pytest
+
+from planner.dispatch import run_turn
+from planner.models import Gap
+from planner.turn import Sink, TurnInput
+from routing.models import ChatModel, Provider
+from tests.loopback import LoopbackProvider, Reply
+
+pytestmark = pytest.mark.django_db
+
+
+def completion(content: str) -> Reply:
+    return Reply(
+        json_body={
+            "model": "scripted",
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 20},
+        }
+    )
+
+
+def plan(*steps, final="") -> Reply:
+    return completion(json.dumps({"steps": [{"tool": t, "args": a} for t, a in steps], "final_message": final}))
+
+
+@pytest.fixture
+def planner_model(settings, monkeypatch):
+    """A 'scripted' model on a loopback server; the proposer and fillers use it."""
+    monkeypatch.setenv("SCRIPTED_KEY", "sk-test")
+    with LoopbackProvider() as upstream:
+        provider = Provider.objects.create(
+            name="scripted", kind="openai", base_url=upstream.url, api_key_env="SCRIPTED_KEY"
+        )
+        ChatModel.objects.create(
+            name="scripted",
+            provider=provider,
+            api_model="scripted",
+            supports_structured_output=True,
+            context_window=32000,
+            max_output_tokens=1000,
+        )
+        settings.METNOS_PROPOSER_MODEL = "scripted"
+        settings.METNOS_FILLER_MODEL = "scripted"
+        yield upstream
+
+
+def turn(workspace, text, **kw):
+    steps = []
+    outcome = run_turn(
+        TurnInput(
+            turn_id=str(uuid.uuid4()),
+            session_id=str(uuid.uuid4()),
+            user_id=1,
+            text=text,
+            workspace_path=workspace,
+            actor="alice",
+            **kw,
+        ),
+        Sink(on_step=steps.append),
+    )
+    return outcome, steps
+
+
+def test_one_model_call_proposes_the_plan_and_the_executor_runs_it(planner_model, workspace):
+    planner_model.replies.append(
+        plan(("read_files", {"paths": ["notes/a.md"], "tail_lines": 2}), final="${step1.entries.0.content}")
+    )
+    outcome, steps = turn(workspace, "read notes/a.md and tell me its last 2 lines")
+    assert (outcome.final_kind, outcome.layer, outcome.text) == ("answer", "engine", "line 3\nline 4")
+    assert outcome.model_calls == 1
+    sent = planner_model.requests[0]["json"]
+    schema = sent["response_format"]["schema"]
+    tools = [v["properties"]["tool"]["const"] for v in schema["properties"]["steps"]["items"]["anyOf"]]
+    assert tools[0] == "read_files" and "final_answer" not in tools, "the tool name is an enum of the candidates"
+    prompt = sent["messages"][0]["content"]
+    assert "verb=read" in prompt and "Example:" in prompt and "show the last 2 lines" in prompt
+    assert [s["status"] for s in steps] == ["started", "done"]
+    assert outcome.trace["candidates"][0] == "read_files"
+
+
+def test_a_reply_that_is_not_json_is_reproposed_once(planner_model, workspace):
+    planner_model.replies.extend(
+        [completion("sure! I will read it"), plan(("find_files", {"pattern": "*.md"}), final="${step1.count} files")]
+    )
+    outcome, _ = turn(workspace, "find the markdown files")
+    assert (outcome.final_kind, outcome.text, outcome.model_calls) == ("answer", "2 files", 2)
+    assert "not a usable plan" in planner_model.requests[1]["json"]["messages"][0]["content"]
+
+
+def test_an_invalid_plan_twice_ends_at_the_terminator_honestly(planner_model, workspace):
+    planner_model.replies.extend([plan(("teleport", {})), plan(("read_files", {"wrong": 1}))])
+    outcome, _ = turn(workspace, "read notes/a.md")
+    assert (outcome.final_kind, outcome.layer) == ("answer", "terminator")
+    assert outcome.text.startswith("I could not do this") and "read notes/todo.md" in outcome.text
+    assert Gap.objects.get().cause == "no_plan"
+    assert "unknown_tool" in planner_model.requests[1]["json"]["messages"][0]["content"]
+
+
+def test_a_failed_step_is_recovered_by_one_reproposal(planner_model, workspace):
+    planner_model.replies.extend(
+        [
+            plan(("read_files", {"paths": ["notes/A.MD"]})),
+            plan(("read_files", {"paths": ["notes/a.md"]}), final="ok: ${step1.count}"),
+        ]
+    )
+    outcome, _ = turn(workspace, "read notes/a.md")
+    assert (outcome.final_kind, outcome.layer, outcome.text) == ("answer", "recovery", "ok: 1")
+    assert "not_found" in json.dumps(outcome.trace["attempts"][0]["recovery"])
+
+
+def test_a_wrong_tool_is_excluded_from_the_reproposal(planner_model, workspace):
+    planner_model.replies.extend(
+        [plan(("run_shell", {"command": "exit 1"})), plan(("list_files", {}), final="${step1.count}")]
+    )
+    outcome, _ = turn(workspace, "run a listing of my files")
+    assert outcome.layer == "recovery"
+    second = planner_model.requests[1]["json"]["response_format"]["schema"]["properties"]["steps"]["items"]["anyOf"]
+    assert "run_shell" not in [v["properties"]["tool"]["const"] for v in second]
+
+
+def test_out_of_scope_goes_straight_to_the_terminator(planner_model, workspace):
+    planner_model.replies.append(plan(("read_files", {"paths": ["../secret.txt"]})))
+    outcome, steps = turn(workspace, "read ../secret.txt")
+    assert (outcome.layer, outcome.model_calls) == ("terminator", 1)
+    assert "outside" in outcome.text and steps[-1]["status"] == "blocked"
+
+
+def test_a_missing_input_ends_as_needs_inputs(planner_model, workspace):
+    planner_model.replies.append(plan(("write_files", {"path": "", "content": "x"})))
+    planner_model.replies.append(plan(("write_files", {"path": "", "content": "x"})))
+    outcome, _ = turn(workspace, "write it down")
+    assert outcome.final_kind == "needs_inputs" and outcome.layer == "terminator"
+
+
+def test_fillers_come_from_the_fast_tier(planner_model, workspace):
+    planner_model.replies.append(
+        completion(
+            json.dumps(
+                {
+                    "steps": [
+                        {"tool": "read_files", "args": {"paths": ["notes/b.md"]}},
+                        {"tool": "write_files", "args": {"path": "summary.md", "content": "${FILLER:summary}"}},
+                    ],
+                    "fillers": {"summary": {"prompt": "Summarize: ${step1.entries.0.content}", "default": "none"}},
+                    "final_message": "Wrote ${step2.path}",
+                }
+            )
+        )
+    )
+    planner_model.replies.append(completion("Call Ada."))
+    outcome, _ = turn(workspace, "write a summary of notes/b.md to summary.md")
+    assert outcome.text == "Wrote summary.md" and (workspace / "summary.md").read_text() == "Call Ada."
+    assert "TODO: call Ada" in planner_model.requests[1]["json"]["messages"][1]["content"]
+    assert outcome.model_calls == 2
+
+
+def test_a_plan_without_steps_is_a_plain_answer(planner_model, workspace):
+    planner_model.replies.append(plan(final="There is nothing to read."))
+    outcome, _ = turn(workspace, "read my mind")
+    assert (outcome.final_kind, outcome.text) == ("answer", "There is nothing to read.")
+
+
+def test_a_planning_model_that_is_down_ends_in_error(planner_model, workspace):
+    planner_model.replies.append(Reply(status=503, json_body={"error": {"message": "down"}}))
+    outcome, _ = turn(workspace, "read notes/a.md")
+    assert outcome.final_kind == "error" and "model call failed" in outcome.text
+
+
+def test_greetings_are_answered_without_any_model(planner_model, workspace):
+    outcome, _ = turn(workspace, "thanks!")
+    assert (outcome.layer, outcome.model_calls, outcome.text) == ("pre_fastpath", 0, "You're welcome.")
+    assert planner_model.requests == []
+
+
+def test_an_empty_catalog_is_a_clear_error(planner_model, workspace, tmp_path, settings):
+    empty = tmp_path / "no-executors"
+    empty.mkdir()
+    settings.METNOS_EXECUTORS_DIR = str(empty)
+    outcome, _ = turn(workspace, "read notes/a.md")
+    assert outcome.final_kind == "error" and "catalog is empty" in outcome.text
