@@ -1,11 +1,12 @@
+import json
 from datetime import datetime
 from uuid import UUID
 
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from ninja import Router, Schema, Status
 
 from agents import services
-from agents.selectors import session_for_user, session_list, turn_list
+from agents.selectors import session_for_user, session_list, turn_for_user, turn_list, turn_trace
 from billing.cost import format_usd
 
 router = Router(tags=["sessions"])
@@ -38,9 +39,11 @@ class TurnOut(Schema):
     cost_usd: str
     latency_ms: int
     error: str
+    model_calls: int
     created_at: datetime
     completed_at: datetime | None
     messages: list[MessageOut]
+    steps: list[dict]
 
     @staticmethod
     def resolve_cost_usd(obj) -> str:
@@ -49,6 +52,13 @@ class TurnOut(Schema):
     @staticmethod
     def resolve_messages(obj) -> list:
         return list(obj.messages.all())
+
+    @staticmethod
+    def resolve_steps(obj) -> list[dict]:
+        """The steps of the plan that ran last, as the browser shows them after a reload."""
+        attempts = (obj.trace or {}).get("attempts") or []
+        steps = next((a["steps"] for a in reversed(attempts) if a.get("steps")), [])
+        return [{"index": s["index"], "tool": s["tool"], "status": "done" if s["ok"] else "failed"} for s in steps]
 
 
 @router.post("/sessions", response={201: SessionOut})
@@ -67,3 +77,21 @@ def list_turns(request, session_id: str):
     if session is None:
         raise Http404
     return turn_list(session=session)
+
+
+@router.get("/turns/{turn_id}/trace", response=dict)
+def get_turn_trace(request, turn_id: str, format: str = "json"):
+    """The engine's trace of one turn (owner only). `?format=jsonl` downloads it as JSON Lines:
+    the turn first, then one line per event."""
+    turn = turn_for_user(turn_id=turn_id, user=request.user)
+    if turn is None:
+        raise Http404
+    trace = turn_trace(turn=turn)
+    if format != "jsonl":
+        return trace
+    events = trace.pop("events")
+    lines = [json.dumps({"kind": "turn", **trace}, default=str)]
+    lines += [json.dumps({"kind": "event", **event}, default=str) for event in events]
+    response = HttpResponse("\n".join(lines) + "\n", content_type="application/x-ndjson")
+    response["Content-Disposition"] = f'attachment; filename="turn-{turn.id}.jsonl"'
+    return response

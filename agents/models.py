@@ -42,6 +42,10 @@ class Turn(models.Model):
     model_ms = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
     feedback = models.CharField(max_length=16, blank=True)
+    model_calls = models.PositiveSmallIntegerField(default=0)
+    # The engine's account of the turn: candidates, intent, each proposal with its validation and
+    # steps (tool, raw and resolved args, vaglio verdict, latency, result summary).
+    trace = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)

@@ -40,3 +40,36 @@ def turn_history(*, turn: Turn, limit: int) -> tuple[IRMessage, ...]:
     )
     rows = Message.objects.filter(turn_id__in=previous).order_by("created_at").values("role", "blocks")
     return tuple(IRMessage.from_dict(row) for row in rows)
+
+
+def turn_for_user(*, turn_id, user: AbstractBaseUser) -> Turn | None:
+    """A turn in one of the user's sessions, else None (a 404 either way)."""
+    try:
+        turn_id = uuid.UUID(str(turn_id))
+    except ValueError:
+        return None
+    if not user.is_authenticated:
+        return None
+    return Turn.objects.select_related("session").filter(id=turn_id, session__owner=user).first()
+
+
+def turn_trace(*, turn: Turn) -> dict:
+    from core.models import TraceEvent
+
+    messages = {m.role: m.text for m in turn.messages.all()}
+    events = TraceEvent.objects.filter(turn_id=turn.id).order_by("ts").values("ts", "type", "payload")
+    return {
+        "turn_id": str(turn.id),
+        "session_id": str(turn.session_id),
+        "request": messages.get("user", ""),
+        "final_message": messages.get("assistant", ""),
+        "final_kind": turn.final_kind,
+        "layer": turn.layer,
+        "model_calls": turn.model_calls,
+        "usage": turn.usage,
+        "cost_usd": str(turn.cost_usd),
+        "latency_ms": turn.latency_ms,
+        "route": turn.route,
+        **turn.trace,
+        "events": [{"ts": e["ts"].isoformat(), "type": e["type"], "payload": e["payload"]} for e in events],
+    }

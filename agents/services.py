@@ -93,6 +93,8 @@ def turn_complete(*, turn: Turn, outcome: TurnOutcome) -> Turn:
     turn.latency_ms = outcome.latency_ms
     turn.model_ms = outcome.model_ms
     turn.error = outcome.error
+    turn.model_calls = outcome.model_calls
+    turn.trace = outcome.trace
     turn.completed_at = now()
     turn.save(
         update_fields=[
@@ -108,6 +110,8 @@ def turn_complete(*, turn: Turn, outcome: TurnOutcome) -> Turn:
             "latency_ms",
             "model_ms",
             "error",
+            "model_calls",
+            "trace",
             "completed_at",
         ]
     )

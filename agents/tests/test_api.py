@@ -76,3 +76,28 @@ def test_the_chat_page_requires_login():
 def test_the_openapi_docs_are_served(alice):
     assert client_for(alice).get("/api/docs").status_code == 200
     assert "/api/sessions" in client_for(alice).get("/api/openapi.json").json()["paths"]
+
+
+def test_a_turns_trace_is_readable_by_its_owner_only_and_exports_as_jsonl(alice, bob):
+    from core.events import bus
+
+    session = services.session_create(owner=alice)
+    turn = Turn.objects.create(
+        session=session,
+        status=Turn.Status.COMPLETED,
+        final_kind="answer",
+        layer="engine",
+        model_calls=1,
+        trace={"candidates": ["read_files"], "attempts": [{"steps": [{"index": 1, "tool": "read_files", "ok": True}]}]},
+    )
+    bus.emit("plan.proposed", {"attempt": 1}, turn_id=str(turn.id), session_id=str(session.id))
+    body = client_for(alice).get(f"/api/turns/{turn.id}/trace").json()
+    assert body["candidates"] == ["read_files"] and body["layer"] == "engine"
+    assert [e["type"] for e in body["events"]] == ["plan.proposed"]
+    assert client_for(bob).get(f"/api/turns/{turn.id}/trace").status_code == 404
+    export = client_for(alice).get(f"/api/turns/{turn.id}/trace?format=jsonl")
+    lines = export.content.decode().splitlines()
+    assert export["Content-Type"] == "application/x-ndjson" and len(lines) == 2
+    assert '"kind": "turn"' in lines[0] and '"kind": "event"' in lines[1]
+    listed = client_for(alice).get(f"/api/sessions/{session.id}/turns").json()
+    assert listed[0]["steps"] == [{"index": 1, "tool": "read_files", "status": "done"}]

@@ -32,11 +32,31 @@
     turnsEl.scrollTop = turnsEl.scrollHeight;
     return li;
   }
+  function stepList(el) {
+    let list = el.querySelector(".steps");
+    if (!list) {
+      list = document.createElement("ol");
+      list.className = "steps";
+      el.insertBefore(list, el.querySelector(".body"));
+    }
+    return list;
+  }
+  function showStep(el, step) {
+    const list = stepList(el);
+    let item = list.querySelector(`[data-index="${step.index}"]`);
+    if (!item) {
+      item = document.createElement("li");
+      item.dataset.index = step.index;
+      list.appendChild(item);
+    }
+    item.className = `step ${step.status}`;
+    item.textContent = `${step.tool} — ${step.status}${step.error_class ? ` (${step.error_class})` : ""}`;
+  }
   function setMeta(el, t) {
     let meta = el.querySelector(".meta");
     if (!meta) { meta = document.createElement("div"); meta.className = "meta"; el.appendChild(meta); }
     const usage = t.usage || {};
-    const parts = [t.final_kind, t.route && t.route.winner, `${usage.output_tokens || 0} tokens out`,
+    const parts = [t.final_kind, t.layer, t.route && t.route.winner, `${usage.output_tokens || 0} tokens out`,
       `${t.latency_ms} ms`, `$${t.cost_usd}`];
     meta.textContent = parts.filter(Boolean).join(" · ");
     if (t.final_kind === "error") el.classList.add("error");
@@ -47,6 +67,7 @@
     if (user) bubble("user", user.text);
     const el = bubble("assistant", reply ? reply.text : (t.status === "completed" ? t.error : "…"));
     bubbles.set(t.id, el);
+    (t.steps || []).forEach((step) => showStep(el, step));
     if (t.status === "completed") setMeta(el, t); else runningTurn = t.id;
   }
 
@@ -90,6 +111,12 @@
         const el = bubbles.get(frame.turn_id);
         if (el) { el.querySelector(".body").textContent += frame.text; turnsEl.scrollTop = turnsEl.scrollHeight; }
         setStatus("Answering…");
+        break;
+      }
+      case "step": {
+        const el = bubbles.get(frame.turn_id);
+        if (el) showStep(el, frame);
+        setStatus(`Step ${frame.index}: ${frame.tool} ${frame.status}…`);
         break;
       }
       case "turn.completed": {
