@@ -17,8 +17,10 @@ from planner.intent import Intent
 from planner.plan import Plan, PlanError, parse
 from routing.registry import ModelConfig
 
-MAX_STEPS_PROPOSED = 6
-PLAN_MAX_TOKENS = 400
+MAX_STEPS_PROPOSED = 3
+MAX_CANDIDATES = 6
+PLAN_MAX_TOKENS = 240
+GRAMMAR_MAX_ITEMS = 3
 
 EXAMPLES: dict[str, tuple[str, dict]] = {
     "read": (
@@ -106,11 +108,30 @@ class Proposal:
     problem: str = ""  # why no plan could be read from the reply
 
 
+def _grammar_friendly(schema):
+    """The args schema as a decoding grammar can take it. Length bounds unroll into one grammar
+    rule per character (a maxLength of 4000 builds a grammar that crashes llama.cpp), and long
+    arrays into nested options, so they are dropped or capped here; the validator still applies
+    the manifest's full schema to the plan."""
+    if isinstance(schema, list):
+        return [_grammar_friendly(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {}
+    for key, value in schema.items():
+        if key in ("maxLength", "description") or (key == "minLength" and value > 1):
+            continue
+        if key == "maxItems":
+            value = min(value, GRAMMAR_MAX_ITEMS)
+        out[key] = _grammar_friendly(value)
+    return out
+
+
 def plan_schema(candidates: list[Executor]) -> dict:
     step_variants = [
         {
             "type": "object",
-            "properties": {"tool": {"const": e.name}, "args": e.args_schema},
+            "properties": {"tool": {"const": e.name}, "args": _grammar_friendly(e.args_schema)},
             "required": ["tool", "args"],
         }
         for e in candidates
@@ -175,6 +196,8 @@ def propose(
     user_id: int | None,
     problems: list[str] | None = None,
 ) -> Proposal:
+    # A small model plans better from fewer options; the pre-filter put the likeliest first.
+    candidates = candidates[:MAX_CANDIDATES]
     prompt = build_prompt(request_text, intent, candidates, problems or [])
     schema = plan_schema(candidates)
     request = ChatRequest(

@@ -22,8 +22,8 @@ PROVIDERS = [
 _CLAUDE = {"supports_vision": True, "supports_tools": True, "context_window": 200_000, "tier": "frontier"}
 _GPT = {"supports_vision": True, "supports_tools": True, "supports_structured_output": True, "context_window": 400_000}
 # The local tiers share the shipped GGUF and differ in per-call parameters. Its server is started
-# with n_ctx = METNOS_LOCAL_MODEL_CTX (2048 by default).
-_LOCAL = {"supports_tools": True, "supports_structured_output": True, "context_window": 2048, "max_output_tokens": 1024}
+# with n_ctx = METNOS_LOCAL_MODEL_CTX (4096 by default).
+_LOCAL = {"supports_tools": True, "supports_structured_output": True, "context_window": 4096, "max_output_tokens": 1024}
 
 MODELS = [
     {
