@@ -15,7 +15,7 @@ from django.conf import settings
 from billing.cost import format_usd
 from core.clock import monotonic_ms
 from core.events import bus
-from planner import direct, engine
+from planner import direct, engine, react
 from planner.catalog import Catalog, catalog
 from planner.intent import extract
 from planner.prefilter import Prefilter
@@ -96,6 +96,10 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
 
     if not candidates:
         outcome = direct.answer(inp, decision, sink, ids)
+    elif inp.mode == "react":
+        outcome = react.run(inp, candidates=candidates, decision=decision, sink=sink, ids=ids)
+        if outcome.final_kind == "answer":
+            sink.on_delta(outcome.text)
     else:
         outcome = engine.run(
             inp, intent=intent, candidates=candidates, catalog=cat, decision=decision, sink=sink, ids=ids

@@ -184,3 +184,29 @@ def test_an_empty_catalog_is_a_clear_error(planner_model, workspace, tmp_path, s
     settings.METNOS_EXECUTORS_DIR = str(empty)
     outcome, _ = turn(workspace, "read notes/a.md")
     assert outcome.final_kind == "error" and "catalog is empty" in outcome.text
+
+
+def action(**body) -> Reply:
+    return completion(json.dumps(body))
+
+
+def test_react_mode_calls_the_model_once_per_step(planner_model, workspace):
+    planner_model.replies.extend(
+        [
+            action(tool="read_files", args={"paths": ["notes/a.md"], "tail_lines": 1}),
+            action(final="The last line is line 4."),
+        ]
+    )
+    outcome, steps = turn(workspace, "read notes/a.md and tell me its last line", mode="react")
+    assert (outcome.final_kind, outcome.layer, outcome.model_calls) == ("answer", "react", 2)
+    assert outcome.text == "The last line is line 4."
+    second = planner_model.requests[1]["json"]["messages"]
+    assert second[-1]["content"].startswith("Observation: ") and "line 4" in second[-1]["content"]
+    assert [s["status"] for s in steps] == ["started", "done"]
+
+
+def test_react_mode_breaks_a_loop_and_refuses_what_the_guard_blocks(planner_model, workspace):
+    planner_model.replies.extend([action(tool="read_files", args={"paths": ["../secret.txt"]})] * 3)
+    outcome, _ = turn(workspace, "read ../secret.txt", mode="react")
+    assert outcome.final_kind == "loop_break"
+    assert "blocked_guard" in planner_model.requests[1]["json"]["messages"][-1]["content"]
