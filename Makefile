@@ -19,6 +19,8 @@ lint:
 bench:
 	.venv/bin/python bench/turn_latency.py --quick
 	.venv/bin/python bench/routing.py --quick
+	.venv/bin/python bench/prefilter.py --quick
+	.venv/bin/python bench/engine_vs_react.py --quick
 
 compose-check:
 	docker-compose config -q

@@ -58,7 +58,9 @@ def pct(values: list[float], q: float) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="one task in both modes (about a minute with the 135M model)")
+    parser.add_argument(
+        "--quick", action="store_true", help="one task in both modes (about a minute with the 135M model)"
+    )
     parser.add_argument("--model", default="", help="a configured model name or alias for both modes")
     args = parser.parse_args()
     base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/metnos").rsplit("/", 1)[0]

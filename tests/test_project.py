@@ -23,6 +23,7 @@ def test_the_admin_is_served_to_staff_and_lists_turns_and_traces():
     paths += ["/admin/routing/provider/", "/admin/routing/chatmodel/", "/admin/routing/routingpattern/"]
     local = ChatModel.objects.get(name="local-fast")
     paths += ["/admin/routing/patterncell/", f"/admin/routing/chatmodel/{local.pk}/change/"]
+    paths += ["/admin/planner/gap/", "/admin/planner/scratchpadentry/"]
     for path in paths:
         assert client.get(path).status_code == 200, path
 
