@@ -46,6 +46,22 @@ class Tally:
         self.model_ms += result.model_ms
         self.calls += 1
 
+    def outcome(
+        self, final_kind: str, text: str, layer: str, *, decision: RouteDecision, trace: dict, error: str = ""
+    ) -> TurnOutcome:
+        return TurnOutcome(
+            final_kind=final_kind,
+            text=text,
+            layer=layer,
+            usage=self.usage,
+            cost_usd=self.cost,
+            model_ms=self.model_ms,
+            model_calls=self.calls,
+            route=decision.to_dict(),
+            error=error,
+            trace=trace,
+        )
+
 
 def _filler(inp: TurnInput, tally: Tally, ids: dict):
     """${FILLER:x}: a short text from the fast tier; its default when that fails."""
@@ -98,18 +114,7 @@ def run(
     layer = "engine"
 
     def outcome(final_kind: str, text: str, out_layer: str, error: str = "") -> TurnOutcome:
-        return TurnOutcome(
-            final_kind=final_kind,
-            text=text,
-            layer=out_layer,
-            usage=tally.usage,
-            cost_usd=tally.cost,
-            model_ms=tally.model_ms,
-            model_calls=tally.calls,
-            route=decision.to_dict(),
-            error=error,
-            trace=trace,
-        )
+        return tally.outcome(final_kind, text, out_layer, decision=decision, trace=trace, error=error)
 
     def dead_end(cause: str, detail: str, final_kind: str = "answer") -> TurnOutcome:
         end = terminator.terminate(cause=cause, detail=detail, intent=intent, request_text=inp.text)

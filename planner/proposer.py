@@ -108,13 +108,13 @@ class Proposal:
     problem: str = ""  # why no plan could be read from the reply
 
 
-def _grammar_friendly(schema):
+def grammar_friendly(schema):
     """The args schema as a decoding grammar can take it. Length bounds unroll into one grammar
     rule per character (a maxLength of 4000 builds a grammar that crashes llama.cpp), and long
     arrays into nested options, so they are dropped or capped here; the validator still applies
     the manifest's full schema to the plan."""
     if isinstance(schema, list):
-        return [_grammar_friendly(item) for item in schema]
+        return [grammar_friendly(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
     out = {}
@@ -123,23 +123,27 @@ def _grammar_friendly(schema):
             continue
         if key == "maxItems":
             value = min(value, GRAMMAR_MAX_ITEMS)
-        out[key] = _grammar_friendly(value)
+        out[key] = grammar_friendly(value)
     return out
 
 
-def plan_schema(candidates: list[Executor]) -> dict:
-    step_variants = [
+def step_variants(candidates: list[Executor]) -> list[dict]:
+    """One schema per candidate, binding the tool's name to its own args: an enum of tools."""
+    return [
         {
             "type": "object",
-            "properties": {"tool": {"const": e.name}, "args": _grammar_friendly(e.args_schema)},
+            "properties": {"tool": {"const": e.name}, "args": grammar_friendly(e.args_schema)},
             "required": ["tool", "args"],
         }
         for e in candidates
     ]
+
+
+def plan_schema(candidates: list[Executor]) -> dict:
     return {
         "type": "object",
         "properties": {
-            "steps": {"type": "array", "items": {"anyOf": step_variants}, "maxItems": MAX_STEPS_PROPOSED},
+            "steps": {"type": "array", "items": {"anyOf": step_variants(candidates)}, "maxItems": MAX_STEPS_PROPOSED},
             "final_message": {"type": "string"},
         },
         "required": ["steps", "final_message"],
@@ -154,11 +158,15 @@ def _example(intent: Intent, candidates: list[Executor]) -> tuple[str, dict] | N
     return None
 
 
-def build_prompt(request_text: str, intent: Intent, candidates: list[Executor], problems: list[str]) -> str:
-    tools = "\n".join(
+def describe_tools(candidates: list[Executor]) -> str:
+    return "\n".join(
         f"- {e.name}: {e.description} Args: {json.dumps(e.args_schema.get('properties', {}), separators=(',', ':'))}"
         for e in candidates
     )
+
+
+def build_prompt(request_text: str, intent: Intent, candidates: list[Executor], problems: list[str]) -> str:
+    tools = describe_tools(candidates)
     lines = [
         "You turn a request into a plan for tools that act on the user's workspace.",
         'Reply with one JSON object: {"steps": [{"tool": NAME, "args": {...}}], "final_message": TEXT}.',

@@ -15,7 +15,7 @@ from planner.catalog import Executor
 from planner.engine import Tally
 from planner.executor import DUPLICATE_GUARDED, MAX_SAME_EXECUTOR, MAX_STEPS
 from planner.executors.base import ExecContext
-from planner.proposer import _grammar_friendly, extract_json
+from planner.proposer import describe_tools, extract_json, step_variants
 from planner.runner import invoke
 from planner.scratchpad import Scratchpad
 from planner.turn import Sink, TurnInput, TurnOutcome
@@ -26,23 +26,13 @@ REPEATS_BEFORE_LOOP_BREAK = 3
 
 
 def action_schema(candidates: list[Executor]) -> dict:
-    variants = [
-        {
-            "type": "object",
-            "properties": {"tool": {"const": e.name}, "args": _grammar_friendly(e.args_schema)},
-            "required": ["tool", "args"],
-        }
-        for e in candidates
-    ]
+    variants = step_variants(candidates)
     variants.append({"type": "object", "properties": {"final": {"type": "string"}}, "required": ["final"]})
     return {"anyOf": variants}
 
 
 def _prompt(candidates: list[Executor]) -> str:
-    tools = "\n".join(
-        f"- {e.name}: {e.description} Args: {json.dumps(e.args_schema.get('properties', {}), separators=(',', ':'))}"
-        for e in candidates
-    )
+    tools = describe_tools(candidates)
     return (
         "You act on the user's workspace one step at a time. Reply with ONE JSON object: either the next "
         'action {"tool": NAME, "args": {...}} or, when you can answer, {"final": TEXT}.\n'
@@ -64,18 +54,7 @@ def run(inp: TurnInput, *, candidates: list[Executor], decision: RouteDecision, 
     trace: dict = {"candidates": [c.name for c in candidates], "mode": "react", "steps": steps}
 
     def outcome(final_kind: str, text: str, error: str = "") -> TurnOutcome:
-        return TurnOutcome(
-            final_kind=final_kind,
-            text=text,
-            layer="react",
-            usage=tally.usage,
-            cost_usd=tally.cost,
-            model_ms=tally.model_ms,
-            model_calls=tally.calls,
-            route=decision.to_dict(),
-            error=error,
-            trace=trace,
-        )
+        return tally.outcome(final_kind, text, "react", decision=decision, trace=trace, error=error)
 
     for index in range(1, MAX_STEPS + 2):
         if index > MAX_STEPS:

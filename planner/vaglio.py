@@ -27,6 +27,7 @@ from pathlib import Path
 from django.conf import settings
 
 from planner.catalog import Executor
+from planner.plan import strings
 from planner.workspace import OutsideWorkspace, resolve
 
 logger = logging.getLogger("metnos.vaglio")
@@ -84,18 +85,8 @@ class Verdict:
         }
 
 
-def _strings(value) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for v in value.values() for s in _strings(v)]
-    if isinstance(value, list):
-        return [s for v in value for s in _strings(v)]
-    return []
-
-
 def _path_values(args: dict) -> list[str]:
-    return [s for key, value in args.items() if key in PATH_ARGS for s in _strings(value)]
+    return [s for key, value in args.items() if key in PATH_ARGS for s in strings(value)]
 
 
 def _shell_paths(command: str) -> list[str]:
@@ -113,7 +104,7 @@ def _shell_paths(command: str) -> list[str]:
 
 def guard(executor: Executor, args: dict, workspace: Path) -> str | None:
     """The reason a step is forbidden, or None."""
-    for text in _strings(args):
+    for text in strings(args):
         for pattern in FORBIDDEN_PATHS:
             if pattern.search(text):
                 return "an argument names a forbidden path"
@@ -123,7 +114,7 @@ def guard(executor: Executor, args: dict, workspace: Path) -> str | None:
         except OutsideWorkspace:
             return "a path argument leads outside the workspace"
     if "code:exec" in executor.capabilities:
-        command = " ".join(_strings(args))
+        command = " ".join(strings(args))
         for pattern in DESTRUCTIVE_SHELL:
             if pattern.search(command):
                 return "the command is destructive"
@@ -144,7 +135,7 @@ def judge(executor: Executor, args: dict, request_text: str) -> float:
     named = executor.name in text or re.search(rf"\b{re.escape(verb)}", text) is not None
     if named:
         score += 0.2
-    if any(".." in s for s in _strings(args)):
+    if any(".." in s for s in strings(args)):
         score -= 0.3
     if any(not _IDENTIFIER.match(key) for key in args):
         score -= 0.2
