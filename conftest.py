@@ -34,12 +34,18 @@ def availability_prefix(celery_test_queue):
     return f"{celery_test_queue}:avail"
 
 
+@pytest.fixture(scope="session")
+def workspaces_root(tmp_path_factory):
+    return tmp_path_factory.mktemp("workspaces")
+
+
 @pytest.fixture(autouse=True)
-def routing_state(request, settings, availability_prefix):
+def routing_state(request, settings, availability_prefix, workspaces_root):
     """Each test starts with the default models and a clean availability state. Transactional
     tests flush the database, seeded rows included, so the defaults are seeded again."""
     settings.METNOS_AVAILABILITY_PREFIX = availability_prefix
     settings.METNOS_ROUTING_FILE = ""
+    settings.METNOS_WORKSPACES_ROOT = str(workspaces_root)  # tests never write into var/
     if request.node.get_closest_marker("django_db") is not None:
         from routing.defaults import seed
         from routing.models import ChatModel, Provider
@@ -79,7 +85,7 @@ class Stack:
 
 
 @pytest.fixture(scope="session")
-def live_stack(django_db_setup, django_db_blocker, model_server, celery_test_queue):
+def live_stack(django_db_setup, django_db_blocker, model_server, celery_test_queue, workspaces_root):
     """daphne + a Celery worker on the test database, talking to the live model server.
     Tests using it need `@pytest.mark.django_db(transaction=True)` so their rows are visible."""
     from django.conf import settings
@@ -94,6 +100,7 @@ def live_stack(django_db_setup, django_db_blocker, model_server, celery_test_que
         "METNOS_CELERY_QUEUE": queue,
         "METNOS_AVAILABILITY_PREFIX": f"{celery_test_queue}:avail",
         "METNOS_ROUTING_FILE": "",
+        "METNOS_WORKSPACES_ROOT": str(workspaces_root),
     }
     port = live.free_port()
     web = live.start_web(port, env)

@@ -7,8 +7,11 @@ which the tool name is an enum of the candidates and each tool's args follow its
 
 from __future__ import annotations
 
+import copy
 import json
+import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from core.ir import ChatRequest, Message, SystemPrompt
 from planner import llm
@@ -41,7 +44,7 @@ EXAMPLES: dict[str, tuple[str, dict]] = {
         "how many .csv files are there?",
         {
             "steps": [{"tool": "find_files", "args": {"pattern": "*.csv"}}],
-            "final_message": "There are ${step1.count} .csv files.",
+            "final_message": "There are ${step1.count} matching files.",
         },
     ),
     "list": (
@@ -150,11 +153,58 @@ def plan_schema(candidates: list[Executor]) -> dict:
     }
 
 
-def _example(intent: Intent, candidates: list[Executor]) -> tuple[str, dict] | None:
+_FILE = re.compile(r"(?<![\w/.-])((?:[\w-]+/)*[\w-]+\.[A-Za-z0-9]{1,5})(?![\w/])")
+_EXTENSION = re.compile(r"(?:^|[\s*(\"'])\.([A-Za-z0-9]{1,5})\b")
+
+
+@dataclass(frozen=True)
+class Mentions:
+    """Names the request mentions: files, a file extension, folders that exist in the workspace."""
+
+    files: tuple[str, ...] = ()
+    extension: str = ""
+    folders: tuple[str, ...] = ()
+
+
+def mentions(text: str, workspace: Path | None) -> Mentions:
+    files = tuple(dict.fromkeys(_FILE.findall(text)))
+    extensions = [e for e in _EXTENSION.findall(text) if not any(f.endswith("." + e) for f in files)]
+    folders: tuple[str, ...] = ()
+    if workspace is not None:
+        words = re.findall(r"[\w./-]+", text)
+        folders = tuple(
+            dict.fromkeys(w.strip("./") for w in words if w.strip("./") and (workspace / w.strip("./")).is_dir())
+        )
+    return Mentions(files, extensions[0] if extensions else "", folders)
+
+
+def _adapt(plan: dict, found: Mentions) -> dict:
+    """The example, with its names swapped for the ones this request mentions: a small model
+    copies an example closely, so it had better show the request's own file or folder."""
+    plan = copy.deepcopy(plan)
+    files = list(found.files)
+    for step in plan["steps"]:
+        args = step["args"]
+        if "paths" in args and files:
+            args["paths"] = [files[0]]
+        if step["tool"] == "write_files" and files:
+            args["path"] = files[-1]
+        if "pattern" in args and step["tool"] == "find_files" and found.extension:
+            args["pattern"] = f"*.{found.extension}"
+        if "path" in args and step["tool"] in ("find_files", "list_files"):
+            if found.folders:
+                args["path"] = found.folders[0]
+            else:
+                args.pop("path")
+    return plan
+
+
+def _example(intent: Intent, candidates: list[Executor], found: Mentions) -> tuple[str, dict] | None:
     names = {e.name for e in candidates}
     for verb in (*intent.verbs, *(_EXAMPLE_FOR_TOOL.get(e.name) for e in candidates)):
         if verb in EXAMPLES and EXAMPLES[verb][1]["steps"][0]["tool"] in names:
-            return EXAMPLES[verb]
+            question, plan = EXAMPLES[verb]
+            return question, _adapt(plan, found)
     return None
 
 
@@ -165,7 +215,9 @@ def describe_tools(candidates: list[Executor]) -> str:
     )
 
 
-def build_prompt(request_text: str, intent: Intent, candidates: list[Executor], problems: list[str]) -> str:
+def build_prompt(
+    request_text: str, intent: Intent, candidates: list[Executor], problems: list[str], workspace: Path | None = None
+) -> str:
     tools = describe_tools(candidates)
     lines = [
         "You turn a request into a plan for tools that act on the user's workspace.",
@@ -177,9 +229,13 @@ def build_prompt(request_text: str, intent: Intent, candidates: list[Executor], 
         'If no tool fits, reply {"steps": [], "final_message": "<a short answer>"}.',
         f"Request intent: verb={intent.verb or 'unknown'}, object={intent.object or 'unknown'}.",
     ]
-    example = _example(intent, candidates)
+    found = mentions(request_text, workspace)
+    named = [*found.files, *found.folders] + ([f"*.{found.extension}"] if found.extension else [])
+    if named:
+        lines.append(f"The request names: {', '.join(named)}.")
+    example = _example(intent, candidates, found)
     if example:
-        lines += ["Example:", f"Request: {example[0]}", f"Plan: {json.dumps(example[1])}"]
+        lines += ["Example of a plan of this kind:", json.dumps(example[1])]
     if problems:
         lines += [
             "Your previous plan could not be used:",
@@ -203,10 +259,11 @@ def propose(
     ids: dict,
     user_id: int | None,
     problems: list[str] | None = None,
+    workspace: Path | None = None,
 ) -> Proposal:
     # A small model plans better from fewer options; the pre-filter put the likeliest first.
     candidates = candidates[:MAX_CANDIDATES]
-    prompt = build_prompt(request_text, intent, candidates, problems or [])
+    prompt = build_prompt(request_text, intent, candidates, problems or [], workspace)
     schema = plan_schema(candidates)
     request = ChatRequest(
         model=model.api_model,

@@ -79,7 +79,9 @@ def test_one_model_call_proposes_the_plan_and_the_executor_runs_it(planner_model
     tools = [v["properties"]["tool"]["const"] for v in schema["properties"]["steps"]["items"]["anyOf"]]
     assert tools[0] == "read_files" and "final_answer" not in tools, "the tool name is an enum of the candidates"
     prompt = sent["messages"][0]["content"]
-    assert "verb=read" in prompt and "Example:" in prompt and "show the last 2 lines" in prompt
+    assert "verb=read" in prompt and "The request names: notes/a.md." in prompt
+    # One example chosen by verb, showing the request's own file: a small model copies closely.
+    assert 'Example of a plan of this kind:\n{"steps": [{"tool": "read_files", "args": {"paths": ["notes/a.md"]' in prompt
     assert [s["status"] for s in steps] == ["started", "done"]
     assert outcome.trace["candidates"][0] == "read_files"
 
