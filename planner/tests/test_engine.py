@@ -81,7 +81,8 @@ def test_one_model_call_proposes_the_plan_and_the_executor_runs_it(planner_model
     prompt = sent["messages"][0]["content"]
     assert "verb=read" in prompt and "The request names: notes/a.md." in prompt
     # One example chosen by verb, showing the request's own file: a small model copies closely.
-    assert 'Example of a plan of this kind:\n{"steps": [{"tool": "read_files", "args": {"paths": ["notes/a.md"]' in prompt
+    example = 'Example of a plan of this kind:\n{"steps": [{"tool": "read_files", "args": {"paths": ["notes/a.md"]'
+    assert example in prompt
     assert [s["status"] for s in steps] == ["started", "done"]
     assert outcome.trace["candidates"][0] == "read_files"
 
