@@ -15,7 +15,7 @@ from django.conf import settings
 from billing.cost import format_usd
 from core.clock import monotonic_ms
 from core.events import bus
-from planner import direct, engine, react
+from planner import direct, engine, llm, react
 from planner.catalog import Catalog, catalog
 from planner.intent import extract
 from planner.prefilter import Prefilter
@@ -96,16 +96,18 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
 
     if not candidates:
         outcome = direct.answer(inp, decision, sink, ids)
-    elif inp.mode == "react":
-        outcome = react.run(inp, candidates=candidates, decision=decision, sink=sink, ids=ids)
-        if outcome.final_kind == "answer":
-            sink.on_delta(outcome.text)
     else:
-        outcome = engine.run(
-            inp, intent=intent, candidates=candidates, catalog=cat, decision=decision, sink=sink, ids=ids
-        )
-        if outcome.layer in ("engine", "recovery") and outcome.final_kind == "answer":
-            sink.on_delta(outcome.text)  # the plan's final message, in one piece
+        if inp.mode == "react":
+            outcome = react.run(inp, candidates=candidates, decision=decision, sink=sink, ids=ids)
+        else:
+            outcome = engine.run(
+                inp, intent=intent, candidates=candidates, catalog=cat, decision=decision, sink=sink, ids=ids
+            )
+        if outcome.final_kind == "answer" and outcome.layer != "terminator":
+            try:
+                sink.on_delta(outcome.text)  # the final message, in one piece
+            except llm.Cancelled:
+                pass  # the work is done; a late cancel does not undo it
     patterns.record(
         fingerprint=decision.fingerprint or fingerprint(needs),
         model=decision.model.name,
