@@ -31,16 +31,15 @@ _GREETING = re.compile(
     re.IGNORECASE,
 )
 ENGINE_MIN_SCORE = 3
-_prefilters: dict[int, tuple[Catalog, Prefilter]] = {}
+_prefilter: tuple[Catalog, Prefilter] | None = None
 
 
 def prefilter_for(cat: Catalog) -> Prefilter:
-    cached = _prefilters.get(id(cat))
-    if cached is None or cached[0] is not cat:
-        cached = (cat, Prefilter(cat.executors.values()))
-        _prefilters.clear()
-        _prefilters[id(cat)] = cached
-    return cached[1]
+    """The pre-filter's index, rebuilt only when the catalog reloads (a new Catalog object)."""
+    global _prefilter
+    if _prefilter is None or _prefilter[0] is not cat:
+        _prefilter = (cat, Prefilter(cat.executors.values()))
+    return _prefilter[1]
 
 
 def pre_fastpath(text: str) -> str | None:

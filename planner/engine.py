@@ -30,7 +30,7 @@ from planner.validator import validate
 from routing.chain import RouteDecision
 from routing.registry import current
 
-CAP_KINDS = {"cap_steps": "cap_steps", "cap_same_executor": "cap_same_executor"}
+CAP_KINDS = ("cap_steps", "cap_same_executor")
 
 
 @dataclass
@@ -159,7 +159,7 @@ def run(
         if execution.status == "ok":
             return outcome("answer", execution.final_text, layer)
         if execution.status in CAP_KINDS:
-            return outcome(CAP_KINDS[execution.status], f"I stopped: the plan hit the {execution.status} limit.", layer)
+            return outcome(execution.status, f"I stopped: the plan hit the {execution.status} limit.", layer)
         failed = execution.failed
         cause = recovery.classify(failed.error_class or "crashed")
         record["recovery"] = {"failed_step": failed.index, "error_class": failed.error_class, "cause": cause}
@@ -183,7 +183,6 @@ def _execute(plan: Plan, catalog, ctx, inp: TurnInput, runtime, fill, sink: Sink
         plan,
         catalog=catalog,
         ctx=ctx,
-        scratchpad=ctx.scratchpad,
         request_text=inp.text,
         runtime=runtime,
         fill=fill,

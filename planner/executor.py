@@ -16,7 +16,6 @@ from planner.catalog import Catalog
 from planner.executors.base import ExecContext
 from planner.plan import Plan, ResolveError, lookup, render, resolve
 from planner.runner import failure, invoke
-from planner.scratchpad import Scratchpad
 
 MAX_STEPS, MAX_SAME_EXECUTOR = 30, 10
 DUPLICATE_GUARDED = {"read_files", "get_urls", "write_files"}
@@ -65,6 +64,24 @@ def _summary(observation: dict) -> str:
     return text if len(text) <= 300 else text[:300] + "…"
 
 
+@dataclass(frozen=True)
+class Acted:
+    verdict: vaglio.Verdict
+    result: dict  # the whole result (a failure when the vaglio blocked the step)
+    observation: dict  # what the history carries: the result, or its scratchpad summary
+    latency_ms: float = 0.0
+
+
+def act(executor, args: dict, *, ctx: ExecContext, index: int, request_text: str) -> Acted:
+    """One action, as both modes take it: the vaglio first, then the executor, then the scratchpad."""
+    verdict = vaglio.examine(executor, args, workspace=ctx.workspace, request_text=request_text)
+    if not verdict.approved:
+        blocked = failure(f"blocked_{verdict.blocked_by}", verdict.reason)
+        return Acted(verdict, blocked, blocked)
+    result, latency_ms = invoke(executor, args, ctx)
+    return Acted(verdict, result, ctx.scratchpad.observe(index, result), latency_ms)
+
+
 Filler = Callable[[str, dict, Callable], str]  # (name, spec, placeholder source) -> text
 StepHook = Callable[[dict], None]
 
@@ -74,7 +91,6 @@ def execute(
     *,
     catalog: Catalog,
     ctx: ExecContext,
-    scratchpad: Scratchpad,
     request_text: str,
     runtime: dict[str, Any] | None = None,
     params: dict[str, Any] | None = None,
@@ -144,19 +160,17 @@ def execute(
             record.observation = {"ok": True, "note": f"you already have this data at step {earlier}"}
             emit(record, "done")
             continue
-        verdict = vaglio.examine(executor, args, workspace=ctx.workspace, request_text=request_text)
-        record.vaglio = verdict.to_dict()
-        if not verdict.approved:
-            record.error_class = f"blocked_{verdict.blocked_by}"
-            record.observation = failure(record.error_class, verdict.reason)
+        acted = act(executor, args, ctx=ctx, index=index, request_text=request_text)
+        record.vaglio = acted.verdict.to_dict()
+        record.observation, record.latency_ms = acted.observation, acted.latency_ms
+        if not acted.verdict.approved:
+            record.error_class = acted.result["error_class"]
             emit(record, "blocked")
             return Execution("failed", records, results)
-        result, record.latency_ms = invoke(executor, args, ctx)
-        results[index] = result
-        record.observation = scratchpad.observe(index, result)
-        record.ok = bool(result.get("ok"))
+        results[index] = acted.result
+        record.ok = bool(acted.result.get("ok"))
         if not record.ok:
-            record.error_class = result.get("error_class", "crashed")
+            record.error_class = acted.result.get("error_class", "crashed")
             emit(record, "failed")
             return Execution("failed", records, results)
         done[key] = index

@@ -10,13 +10,12 @@ import json
 from collections import Counter
 
 from core.ir import ChatRequest, Message, SystemPrompt
-from planner import llm, vaglio
+from planner import llm
 from planner.catalog import Executor
 from planner.engine import Tally
-from planner.executor import DUPLICATE_GUARDED, MAX_SAME_EXECUTOR, MAX_STEPS
+from planner.executor import DUPLICATE_GUARDED, MAX_SAME_EXECUTOR, MAX_STEPS, act
 from planner.executors.base import ExecContext
 from planner.proposer import describe_tools, extract_json, step_variants
-from planner.runner import invoke
 from planner.scratchpad import Scratchpad
 from planner.turn import Sink, TurnInput, TurnOutcome
 from routing.chain import RouteDecision
@@ -43,8 +42,9 @@ def _prompt(candidates: list[Executor]) -> str:
 def run(inp: TurnInput, *, candidates: list[Executor], decision: RouteDecision, sink: Sink, ids: dict) -> TurnOutcome:
     model = decision.model
     tally = Tally()
-    scratchpad = Scratchpad(inp.turn_id)
-    ctx = ExecContext(workspace=inp.workspace_path, turn_id=inp.turn_id, actor=inp.actor, scratchpad=scratchpad)
+    ctx = ExecContext(
+        workspace=inp.workspace_path, turn_id=inp.turn_id, actor=inp.actor, scratchpad=Scratchpad(inp.turn_id)
+    )
     by_name = {c.name: c for c in candidates}
     history: list[Message] = [Message.text("user", inp.text)]
     steps: list[dict] = []
@@ -106,14 +106,10 @@ def run(inp: TurnInput, *, candidates: list[Executor], decision: RouteDecision, 
             }
         else:
             uses[executor.name] += 1
-            verdict = vaglio.examine(executor, args, workspace=ctx.workspace, request_text=inp.text)
-            if not verdict.approved:
-                observation = {"ok": False, "error_class": f"blocked_{verdict.blocked_by}", "error": verdict.reason}
-            else:
-                full, _ = invoke(executor, args, ctx)
-                observation = scratchpad.observe(index, full)
-                if full.get("ok"):
-                    seen[signature] = index
+            acted = act(executor, args, ctx=ctx, index=index, request_text=inp.text)
+            observation = acted.observation
+            if acted.result.get("ok"):
+                seen[signature] = index
         sink.on_step(
             {
                 **event,

@@ -38,6 +38,8 @@ class ExecutorError(Exception):
 class ScratchpadStore(Protocol):
     def read(self, scratchpad_id: str) -> str | None: ...
 
+    def observe(self, step: int, result: dict) -> dict: ...
+
 
 @dataclass(frozen=True)
 class ExecContext:

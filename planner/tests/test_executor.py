@@ -1,5 +1,7 @@
 """The deterministic executor on scripted plans, against a real workspace and Postgres."""
 
+from dataclasses import replace
+
 import pytest
 
 from planner.executor import MAX_SAME_EXECUTOR, execute
@@ -15,11 +17,11 @@ pytestmark = pytest.mark.django_db
 
 def run(cat, ctx, plan, request="", **kw):
     steps = []
+    ctx = replace(ctx, scratchpad=Scratchpad("00000000-0000-0000-0000-000000000001"))
     result = execute(
         parse(plan),
         catalog=cat,
         ctx=ctx,
-        scratchpad=Scratchpad("00000000-0000-0000-0000-000000000001"),
         request_text=request,
         on_step=steps.append,
         **kw,
