@@ -5,15 +5,15 @@ decision emits exactly one `route.decided`, also when no slot can serve."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.conf import settings
 
 from core.events import bus
 from routing import policy as policies
-from routing.availability import Availability, availability
+from routing.availability import availability
 from routing.fingerprint import TurnNeeds, fingerprint
+from routing.patterns import recommend
 from routing.registry import ModelConfig, Registry, current
 
 SLOTS = (
@@ -124,14 +124,11 @@ def decide(
     inputs: RouteInputs,
     *,
     registry: Registry | None = None,
-    avail: Availability | None = None,
-    recommend: Callable | None = None,
     session_id: str | None = None,
     turn_id: str | None = None,
 ) -> RouteDecision:
     started = time.perf_counter()
     registry = registry or current()
-    avail = avail or availability
     pol = inputs.policy
     rule = pol.first_rule(needs)
     named = {
@@ -142,10 +139,9 @@ def decide(
         "workspace_default": pol.workspace_defaults.get(needs.workspace),
         "global_default": pol.global_default or settings.METNOS_DEFAULT_MODEL,
     }
-    resolved = {slot: registry.get(name) for slot, name in named.items() if name}
     # One round trip for every usable model (slot 4's pick is only known later); a model that
     # is not configured is rejected before availability matters.
-    unavailable = avail.unavailable_reasons([(m.name, m.provider) for m in registry.all() if m.configured])
+    unavailable = availability.unavailable_reasons([(m.name, m.provider) for m in registry.all() if m.configured])
 
     verdicts: list[SlotVerdict] = []
     winner: tuple[str, ModelConfig] | None = None
@@ -156,11 +152,10 @@ def decide(
             verdicts.append(SlotVerdict(slot, "not_applicable", detail="not consulted"))
             continue
         if slot == "pattern":
-            name, confidence, fp = _pattern_choice(needs, inputs, recommend)
-            model = registry.get(name) if name else None
+            name, confidence, fp = _pattern_choice(needs, inputs)
         else:
             name = named[slot]
-            model = resolved.get(slot)
+        model = registry.get(name) if name else None
         if not name:
             verdicts.append(SlotVerdict(slot, "not_applicable"))
             continue
@@ -191,11 +186,9 @@ def decide(
     return decision
 
 
-def _pattern_choice(needs: TurnNeeds, inputs: RouteInputs, recommend: Callable | None):
+def _pattern_choice(needs: TurnNeeds, inputs: RouteInputs):
     if not inputs.use_patterns:
         return None, None, []
-    if recommend is None:
-        from routing.patterns import recommend
     fp = fingerprint(needs)
     recommendation = recommend(fp)
     if recommendation is None:
