@@ -111,3 +111,29 @@ def live_stack(django_db_setup, django_db_blocker, model_server, celery_test_que
     client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
     client.delete(queue)
     client.close()
+
+
+@pytest.fixture
+def planner_model(settings, monkeypatch, db):
+    """A 'scripted' model on a loopback OpenAI-compatible server, used by the proposer and the
+    fillers: tests append the replies (tests.loopback.plan) each branch needs."""
+    from routing.models import ChatModel, Provider
+    from tests.loopback import LoopbackProvider
+
+    monkeypatch.setenv("SCRIPTED_KEY", "sk-test")
+    with LoopbackProvider() as upstream:
+        provider = Provider.objects.create(
+            name="scripted", kind="openai", base_url=upstream.url, api_key_env="SCRIPTED_KEY"
+        )
+        ChatModel.objects.create(
+            name="scripted",
+            provider=provider,
+            api_model="scripted",
+            supports_structured_output=True,
+            supports_tools=False,  # ReAct asks it for JSON actions; a test turns native tools on
+            context_window=32000,
+            max_output_tokens=1000,
+        )
+        settings.METNOS_PROPOSER_MODEL = "scripted"
+        settings.METNOS_FILLER_MODEL = "scripted"
+        yield upstream

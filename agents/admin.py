@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from agents.models import ChatSession, Message, Turn
+from agents.models import ChatSession, Message, Turn, Workspace
 
 
 class TurnInline(admin.TabularInline):
@@ -12,9 +12,17 @@ class TurnInline(admin.TabularInline):
     show_change_link = True
 
 
+@admin.register(Workspace)
+class WorkspaceAdmin(admin.ModelAdmin):
+    list_display = ("name", "owner", "mode", "directory", "created_at")
+    list_filter = ("mode",)
+    search_fields = ("name", "owner__username")
+    readonly_fields = ("directory",)
+
+
 @admin.register(ChatSession)
 class ChatSessionAdmin(admin.ModelAdmin):
-    list_display = ("title", "owner", "created_at", "updated_at")
+    list_display = ("title", "owner", "workspace", "created_at", "updated_at")
     search_fields = ("title", "owner__username")
     inlines = [TurnInline]
 

@@ -6,19 +6,46 @@ from django.http import Http404, HttpResponse
 from ninja import Router, Schema, Status
 
 from agents import services
-from agents.selectors import session_for_user, session_list, turn_for_user, turn_list, turn_trace
+from agents.selectors import (
+    session_for_user,
+    session_list,
+    turn_for_user,
+    turn_list,
+    turn_trace,
+    workspace_for_user,
+    workspace_list,
+)
 from billing.cost import format_usd
 
 router = Router(tags=["sessions"])
 
 
+class WorkspaceIn(Schema):
+    name: str
+    mode: str = "engine"
+
+
+class WorkspacePatch(Schema):
+    name: str | None = None
+    mode: str | None = None
+
+
+class WorkspaceOut(Schema):
+    id: UUID
+    name: str
+    mode: str
+    created_at: datetime
+
+
 class SessionIn(Schema):
     title: str = ""
+    workspace_id: UUID | None = None
 
 
 class SessionOut(Schema):
     id: UUID
     title: str
+    workspace_id: UUID | None
     created_at: datetime
     updated_at: datetime
 
@@ -61,9 +88,34 @@ class TurnOut(Schema):
         return [{"index": s["index"], "tool": s["tool"], "status": "done" if s["ok"] else "failed"} for s in steps]
 
 
+@router.get("/workspaces", response=list[WorkspaceOut], tags=["workspaces"])
+def list_workspaces(request):
+    services.workspace_default(user=request.user)
+    return workspace_list(user=request.user)
+
+
+@router.post("/workspaces", response={201: WorkspaceOut}, tags=["workspaces"])
+def create_workspace(request, payload: WorkspaceIn):
+    """A new workspace: its own folder, and `mode` engine (one plan) or react (a call per step)."""
+    return Status(201, services.workspace_create(owner=request.user, name=payload.name, mode=payload.mode))
+
+
+@router.patch("/workspaces/{workspace_id}", response=WorkspaceOut, tags=["workspaces"])
+def update_workspace(request, workspace_id: str, payload: WorkspacePatch):
+    workspace = workspace_for_user(workspace_id=workspace_id, user=request.user)
+    if workspace is None:
+        raise Http404
+    return services.workspace_update(workspace=workspace, name=payload.name, mode=payload.mode)
+
+
 @router.post("/sessions", response={201: SessionOut})
 def create_session(request, payload: SessionIn):
-    return Status(201, services.session_create(owner=request.user, title=payload.title))
+    workspace = None
+    if payload.workspace_id is not None:
+        workspace = workspace_for_user(workspace_id=payload.workspace_id, user=request.user)
+        if workspace is None:
+            raise Http404
+    return Status(201, services.session_create(owner=request.user, title=payload.title, workspace=workspace))
 
 
 @router.get("/sessions", response=list[SessionOut])

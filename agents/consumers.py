@@ -62,13 +62,15 @@ class SessionConsumer(AsyncWebsocketConsumer):
             return
         await getattr(self, f"on_{data['type']}")(data)
 
-    async def on_message(self, data: dict) -> None:
+    async def on_message(self, data: dict, answers: Turn | None = None) -> None:
         text, model = data.get("text"), data.get("model") or ""
         if not isinstance(text, str) or not isinstance(model, str):
             await self.send_json(frames.error("`text` (and `model`, when given) must be strings"))
             return
         try:
-            turn = await database_sync_to_async(services.turn_submit)(session=self.session, text=text, model=model)
+            turn = await database_sync_to_async(services.turn_submit)(
+                session=self.session, text=text, model=model, answers=answers
+            )
         except services.InvalidInput as exc:
             await self.send_json(frames.error(str(exc)))
             return
@@ -84,12 +86,16 @@ class SessionConsumer(AsyncWebsocketConsumer):
             return
         await database_sync_to_async(services.turn_request_cancel)(turn=turn)
 
-    async def _not_yet(self, data: dict) -> None:
-        await self.send_json(
-            frames.error(f"`{data['type']}` frames need the planning engine, which this version does not run yet")
-        )
+    async def on_answer(self, data: dict) -> None:
+        """The user's reply to a turn that ended `ask` or `needs_inputs`: a new turn resumes it."""
+        waiting = await database_sync_to_async(self._own_turn)(data.get("turn_id"))
+        if waiting is None:
+            await self.send_json(frames.error("no such turn in this session"))
+            return
+        await self.on_message(data, answers=waiting)
 
-    on_approve = on_answer = _not_yet
+    async def on_approve(self, data: dict) -> None:
+        await self.send_json(frames.error("no tool is waiting for approval in this session"))
 
     async def on_feedback(self, data: dict) -> None:
         turn = await database_sync_to_async(self._own_turn)(data.get("turn_id"))

@@ -4,9 +4,33 @@ from django.db import models
 from core.clock import new_id
 
 
+class Workspace(models.Model):
+    """A folder under METNOS_WORKSPACES_ROOT that turns act in, and how they plan there."""
+
+    class Mode(models.TextChoices):
+        ENGINE = "engine", "engine (one plan, executed deterministically)"
+        REACT = "react", "ReAct (one model call per step)"
+
+    id = models.UUIDField(primary_key=True, default=new_id, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="workspaces")
+    name = models.CharField(max_length=100)
+    mode = models.CharField(max_length=16, choices=Mode.choices, default=Mode.ENGINE)
+    # Relative to METNOS_WORKSPACES_ROOT; never taken from user input.
+    directory = models.CharField(max_length=200, unique=True, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at"]
+        constraints = [models.UniqueConstraint(fields=["owner", "name"], name="workspace_name_per_owner")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
 class ChatSession(models.Model):
     id = models.UUIDField(primary_key=True, default=new_id, editable=False)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="chat_sessions")
+    workspace = models.ForeignKey(Workspace, null=True, blank=True, on_delete=models.CASCADE, related_name="sessions")
     title = models.CharField(max_length=200, blank=True)
     sticky_model = models.CharField(max_length=200, blank=True, help_text="Slot 2 of the routing chain (/model).")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -46,6 +70,10 @@ class Turn(models.Model):
     # The engine's account of the turn: candidates, intent, each proposal with its validation and
     # steps (tool, raw and resolved args, vaglio verdict, latency, result summary).
     trace = models.JSONField(default=dict, blank=True)
+    # A turn that ended `ask` or `needs_inputs` keeps what it needs to resume
+    # ({"kind", "request", "question"}); the turn holding the user's reply points back at it.
+    pending = models.JSONField(default=dict, blank=True)
+    answers = models.OneToOneField("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="answered_by")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)

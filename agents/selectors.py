@@ -5,7 +5,7 @@ import uuid
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Prefetch, QuerySet
 
-from agents.models import ChatSession, Message, Turn
+from agents.models import ChatSession, Message, Turn, Workspace
 from core.ir import Message as IRMessage
 
 
@@ -19,6 +19,21 @@ def session_for_user(*, session_id, user: AbstractBaseUser) -> ChatSession | Non
     if not user.is_authenticated:
         return None
     return ChatSession.objects.filter(id=session_id, owner=user).first()
+
+
+def workspace_for_user(*, workspace_id, user: AbstractBaseUser) -> Workspace | None:
+    """A workspace the user owns, else None (callers answer 404)."""
+    try:
+        workspace_id = uuid.UUID(str(workspace_id))
+    except ValueError:
+        return None
+    if not user.is_authenticated:
+        return None
+    return Workspace.objects.filter(id=workspace_id, owner=user).first()
+
+
+def workspace_list(*, user: AbstractBaseUser) -> QuerySet[Workspace]:
+    return Workspace.objects.filter(owner=user).order_by("created_at")
 
 
 def session_list(*, user: AbstractBaseUser) -> QuerySet[ChatSession]:

@@ -10,9 +10,9 @@ from django.db import transaction
 from django.db.models import Q
 
 from agents import frames
-from agents.models import ChatSession, Message, Turn
+from agents.models import ChatSession, Message, Turn, Workspace
 from agents.push import pusher
-from core.clock import now
+from core.clock import new_id, now
 from core.ir import Message as IRMessage
 from planner.turn import TurnOutcome
 from routing import patterns
@@ -29,14 +29,87 @@ def _cancel_key(turn_id) -> str:
     return f"metnos:turn-cancel:{turn_id}"
 
 
-@transaction.atomic
-def session_create(*, owner: AbstractBaseUser, title: str = "") -> ChatSession:
-    return ChatSession.objects.create(owner=owner, title=title.strip()[:200])
+DEFAULT_WORKSPACE = "default"
+
+
+def workspace_default(*, user: AbstractBaseUser) -> Workspace:
+    """The user's first workspace, made on first use. Its folder, user-<pk>, predates named ones."""
+    workspace, _ = Workspace.objects.get_or_create(
+        owner=user, name=DEFAULT_WORKSPACE, defaults={"directory": f"user-{user.pk}"}
+    )
+    return workspace
+
+
+def workspace_create(*, owner: AbstractBaseUser, name: str, mode: str = Workspace.Mode.ENGINE) -> Workspace:
+    name = (name or "").strip()
+    if not name or len(name) > 100:
+        raise InvalidInput("a workspace name is 1 to 100 characters")
+    if mode not in Workspace.Mode.values:
+        raise InvalidInput(f"mode must be one of {', '.join(Workspace.Mode.values)}")
+    if Workspace.objects.filter(owner=owner, name=name).exists():
+        raise InvalidInput(f"you already have a workspace named {name!r}")
+    workspace_id = new_id()
+    return Workspace.objects.create(
+        id=workspace_id, owner=owner, name=name, mode=mode, directory=f"user-{owner.pk}-ws-{workspace_id.hex[:12]}"
+    )
+
+
+def workspace_update(*, workspace: Workspace, name: str | None = None, mode: str | None = None) -> Workspace:
+    if mode is not None:
+        if mode not in Workspace.Mode.values:
+            raise InvalidInput(f"mode must be one of {', '.join(Workspace.Mode.values)}")
+        workspace.mode = mode
+    if name is not None:
+        name = name.strip()
+        if not name or len(name) > 100:
+            raise InvalidInput("a workspace name is 1 to 100 characters")
+        if Workspace.objects.filter(owner=workspace.owner, name=name).exclude(pk=workspace.pk).exists():
+            raise InvalidInput(f"you already have a workspace named {name!r}")
+        workspace.name = name
+    workspace.save(update_fields=["name", "mode"])
+    return workspace
+
+
+def workspace_path(workspace: Workspace) -> Path:
+    """The folder a workspace's turns act in (made on first use)."""
+    path = Path(settings.METNOS_WORKSPACES_ROOT) / workspace.directory
+    path.mkdir(parents=True, exist_ok=True)
+    return path
 
 
 @transaction.atomic
-def turn_submit(*, session: ChatSession, text: str, model: str = "") -> Turn:
-    """Store the turn and the user's message; the worker is enqueued only once both committed."""
+def session_create(*, owner: AbstractBaseUser, title: str = "", workspace: Workspace | None = None) -> ChatSession:
+    if workspace is not None and workspace.owner_id != owner.pk:
+        raise InvalidInput("no such workspace")
+    workspace = workspace or workspace_default(user=owner)
+    return ChatSession.objects.create(owner=owner, title=title.strip()[:200], workspace=workspace)
+
+
+def session_workspace(session: ChatSession) -> Workspace:
+    """Sessions made before workspaces existed belong to their owner's default one."""
+    if session.workspace_id is None:
+        session.workspace = workspace_default(user=session.owner)
+        session.save(update_fields=["workspace"])
+    return session.workspace
+
+
+def _waiting_turn(session: ChatSession, answers: Turn | None) -> Turn | None:
+    """The turn a new message answers: the one named, or else the session's latest turn when it
+    stopped to ask (`ask`, `needs_inputs`) and nothing has answered it yet."""
+    if answers is not None:
+        if answers.session_id != session.pk or not answers.pending or Turn.objects.filter(answers=answers).exists():
+            raise InvalidInput("that turn is not waiting for an answer")
+        return answers
+    latest = session.turns.select_for_update().order_by("-created_at").first()
+    if latest is not None and latest.pending and not Turn.objects.filter(answers=latest).exists():
+        return latest
+    return None
+
+
+@transaction.atomic
+def turn_submit(*, session: ChatSession, text: str, model: str = "", answers: Turn | None = None) -> Turn:
+    """Store the turn and the user's message; the worker is enqueued only once both committed.
+    A message that answers a waiting turn resumes it: no worker was held while it waited."""
     from agents.tasks import run_turn
 
     text = (text or "").strip()
@@ -44,7 +117,7 @@ def turn_submit(*, session: ChatSession, text: str, model: str = "") -> Turn:
         raise InvalidInput("message text is empty")
     if len(text) > MAX_MESSAGE_CHARS:
         raise InvalidInput(f"message is longer than {MAX_MESSAGE_CHARS} characters")
-    turn = Turn.objects.create(session=session, requested_model=model)
+    turn = Turn.objects.create(session=session, requested_model=model, answers=_waiting_turn(session, answers))
     Message.objects.create(
         session=session,
         turn=turn,
@@ -61,13 +134,6 @@ def turn_submit(*, session: ChatSession, text: str, model: str = "") -> Turn:
     return turn
 
 
-def workspace_path(*, user: AbstractBaseUser) -> Path:
-    """The folder a user's turns act in. One per user until workspaces with members arrive."""
-    path = Path(settings.METNOS_WORKSPACES_ROOT) / f"user-{user.pk}"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
 def turn_claim(*, turn_id) -> Turn | None:
     """Move a queued turn to running. Returns None when another worker (or an earlier
     delivery of the same task) already took it: the conditional UPDATE makes this idempotent."""
@@ -76,7 +142,7 @@ def turn_claim(*, turn_id) -> Turn | None:
     )
     if not claimed:
         return None
-    return Turn.objects.select_related("session__owner").get(id=turn_id)
+    return Turn.objects.select_related("session__owner", "answers").get(id=turn_id)
 
 
 @transaction.atomic
@@ -95,6 +161,7 @@ def turn_complete(*, turn: Turn, outcome: TurnOutcome) -> Turn:
     turn.error = outcome.error
     turn.model_calls = outcome.model_calls
     turn.trace = outcome.trace
+    turn.pending = outcome.pending
     turn.completed_at = now()
     turn.save(
         update_fields=[
@@ -112,6 +179,7 @@ def turn_complete(*, turn: Turn, outcome: TurnOutcome) -> Turn:
             "error",
             "model_calls",
             "trace",
+            "pending",
             "completed_at",
         ]
     )

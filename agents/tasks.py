@@ -47,6 +47,7 @@ def run_turn(turn_id: str) -> None:
         batcher.flush()  # text before a step goes out before the step
         pusher.send(turn.session_id, {"type": "step", "turn_id": str(turn.id), **event})
 
+    workspace = services.session_workspace(turn.session)
     inp = TurnInput(
         turn_id=str(turn.id),
         session_id=str(turn.session_id),
@@ -55,8 +56,11 @@ def run_turn(turn_id: str) -> None:
         history=turn_history(turn=turn, limit=settings.METNOS_HISTORY_TURNS),
         model=turn.requested_model or None,
         sticky_model=turn.session.sticky_model or None,
-        workspace_path=services.workspace_path(user=turn.session.owner),
+        workspace=workspace.name,
+        workspace_path=services.workspace_path(workspace),
+        mode=workspace.mode,
         actor=turn.session.owner.get_username(),
+        resume={**turn.answers.pending, "turn_id": str(turn.answers_id)} if turn.answers_id else None,
     )
     services.turn_note_retry(turn=turn, text=user_message)
     try:

@@ -5,11 +5,17 @@ from ninja import NinjaAPI
 from ninja.security import SessionAuth
 
 from agents.api import router as agents_router
+from agents.services import InvalidInput
 from routing.api import router as routing_router
 
 api = NinjaAPI(title="Metnos API", version="1", auth=SessionAuth(), urls_namespace="api")
 api.add_router("/", agents_router)
 api.add_router("/", routing_router)
+
+
+@api.exception_handler(InvalidInput)
+def invalid_input(request, exc):
+    return api.create_response(request, {"detail": str(exc)}, status=400)
 
 
 @api.exception_handler(Http404)

@@ -56,11 +56,20 @@ def pre_fastpath(text: str) -> str | None:
     return "Ciao! Cosa posso fare?" if word in ("ciao", "salve", "buongiorno", "buonasera") else "Hello! What can I do?"
 
 
+def resumed(inp: TurnInput) -> TurnInput:
+    """A turn that answers an earlier `ask` or `needs_inputs` carries on the request that
+    stopped: the engine plans for the request and the answer together."""
+    if not inp.resume or not inp.resume.get("request"):
+        return inp
+    return replace(inp, text=f"{inp.resume['request'].rstrip()} {inp.text.strip()}")
+
+
 def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
     sink = sink or Sink()
     started = monotonic_ms()
     ids = {"session_id": inp.session_id, "turn_id": inp.turn_id}
-    bus.emit("turn.started", {"user_id": inp.user_id, "mode": inp.mode}, **ids)
+    bus.emit("turn.started", {"user_id": inp.user_id, "mode": inp.mode, "resumes": bool(inp.resume)}, **ids)
+    inp = resumed(inp)
 
     canned = None if inp.model else pre_fastpath(inp.text)  # a named model means the user wants it to answer
     if canned is not None:
@@ -86,7 +95,7 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
     candidates = [cat.executors[c.name] for c in ranked if c.name in cat.executors] if tool_request else []
     prompt = "".join(m.text_content for m in inp.history) + inp.text
     needs = TurnNeeds(
-        has_tools=bool(candidates), estimated_tokens=estimate_tokens(prompt), text=inp.text, workspace=inp.workspace
+        acts=bool(candidates), estimated_tokens=estimate_tokens(prompt), text=inp.text, workspace=inp.workspace
     )
     try:
         decision = decide_for_turn(inp, needs, ids, delegate=settings.METNOS_PROPOSER_MODEL if candidates else None)
@@ -107,6 +116,8 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
                 sink.on_delta(outcome.text)  # the final message, in one piece
             except llm.Cancelled:
                 pass  # the work is done; a late cancel does not undo it
+    if inp.resume:
+        outcome.trace["resumed_from"] = inp.resume.get("turn_id")
     patterns.record(
         fingerprint=decision.fingerprint or fingerprint(needs),
         model=decision.model.name,

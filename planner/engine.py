@@ -10,7 +10,7 @@ Caps end the turn as cap_steps / cap_same_executor."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
 from django.conf import settings
@@ -116,11 +116,17 @@ def run(
     def outcome(final_kind: str, text: str, out_layer: str, error: str = "") -> TurnOutcome:
         return tally.outcome(final_kind, text, out_layer, decision=decision, trace=trace, error=error)
 
-    def dead_end(cause: str, detail: str, final_kind: str = "answer") -> TurnOutcome:
+    def waiting(final_kind: str, question: str, out_layer: str) -> TurnOutcome:
+        """The turn stops to ask the user; their answer resumes it (planner.dispatch)."""
+        pending = {"kind": final_kind, "request": inp.text, "question": question}
+        return replace(outcome(final_kind, question, out_layer), pending=pending)
+
+    def dead_end(cause: str, detail: str) -> TurnOutcome:
         end = terminator.terminate(cause=cause, detail=detail, intent=intent, request_text=inp.text)
         trace["terminator"] = {"cause": cause, "detail": detail, "suggestion": end.suggestion}
-        kind = "needs_inputs" if cause == "missing_input" else final_kind
-        return outcome(kind, end.message, "terminator")
+        if cause == "missing_input":
+            return waiting("needs_inputs", end.message, "terminator")
+        return outcome("answer", end.message, "terminator")
 
     for attempt in range(2):  # the first proposal and at most one re-proposal
         proposal = proposer.propose(
@@ -131,6 +137,7 @@ def run(
             ids=ids,
             user_id=inp.user_id,
             problems=problems,
+            workspace=inp.workspace_path,
         )
         tally.add(proposal.result)
         record = {"raw": proposal.raw[:4000], "problems_in": problems}
@@ -153,6 +160,8 @@ def run(
             validation_cause = next((c for c in ("out_of_scope", "missing_input") if c in causes), "no_plan")
             continue
         if not plan.steps:
+            if plan.final_message.rstrip().endswith("?"):
+                return waiting("ask", plan.final_message.strip(), layer)  # the model asks to clarify
             return outcome("answer", plan.final_message or "Done.", layer)
         execution = _execute(plan, catalog, ctx, inp, runtime, fill, sink, ids)
         record["steps"] = [s.to_dict() for s in execution.steps]

@@ -182,7 +182,10 @@ def execute(
 
 
 def final_text(plan: Plan, results: dict[int, dict], source) -> str:
-    if plan.final_message:
+    """The answer. Its facts come from the tools: a final message that refers to no step's result
+    is prose the model wrote before anything ran, so when there are results the answer shows
+    the last one instead (the message stays in the plan, in the trace)."""
+    if plan.final_message and ("${" in plan.final_message or not results):
         try:
             return render(resolve(plan.final_message, source))
         except (ResolveError, KeyError, ValueError):

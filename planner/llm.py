@@ -12,7 +12,7 @@ from billing.cost import call_cost, format_usd
 from billing.prices import list_price
 from core.clock import monotonic_ms
 from core.events import bus
-from core.ir import ChatRequest, MessageStop, TextDelta, Usage
+from core.ir import ChatRequest, MessageStop, TextDelta, ToolUseBlock, Usage
 from routing.availability import availability
 from routing.providers.base import ProviderError
 from routing.registry import ModelConfig, adapter_for
@@ -33,6 +33,7 @@ class LLMResult:
     model_ms: int = 0
     error: ProviderError | None = None
     cancelled: bool = False
+    tool_uses: tuple[ToolUseBlock, ...] = ()  # native tool calls in the reply (non-streamed calls)
 
     @property
     def ok(self) -> bool:
@@ -70,6 +71,7 @@ def call(
     started = monotonic_ms()
     parts: list[str] = []
     usage, reported, error, cancelled = Usage(), None, None, False
+    tool_uses: tuple[ToolUseBlock, ...] = ()
     adapter = adapter_for(model)
     try:
         if on_delta is not None:
@@ -83,6 +85,7 @@ def call(
             response = adapter.complete(request)
             parts.append(response.message.text_content)
             usage, reported = response.usage, response.reported_cost_usd
+            tool_uses = tuple(b for b in response.message.blocks if isinstance(b, ToolUseBlock))
         availability.record_success(model.name, model.provider)
     except ProviderError as exc:
         error = exc
@@ -108,7 +111,7 @@ def call(
         },
         **ids,
     )
-    return LLMResult("".join(parts), model, usage, cost, model_ms, error, cancelled)
+    return LLMResult("".join(parts), model, usage, cost, model_ms, error, cancelled, tool_uses)
 
 
 def user_facing(error: ProviderError) -> str:

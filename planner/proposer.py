@@ -16,7 +16,7 @@ from pathlib import Path
 from core.ir import ChatRequest, Message, SystemPrompt
 from planner import llm
 from planner.catalog import Executor
-from planner.intent import Intent
+from planner.intent import TOOL_VERBS, Intent
 from planner.plan import Plan, PlanError, parse
 from routing.registry import ModelConfig
 
@@ -111,71 +111,108 @@ class Proposal:
     problem: str = ""  # why no plan could be read from the reply
 
 
-def grammar_friendly(schema):
+def grammar_friendly(schema, found: Mentions | None = None):
     """The args schema as a decoding grammar can take it. Length bounds unroll into one grammar
     rule per character (a maxLength of 4000 builds a grammar that crashes llama.cpp), and long
     arrays into nested options, so they are dropped or capped here; the validator still applies
-    the manifest's full schema to the plan."""
+    the manifest's full schema to the plan.
+
+    With `found`, each string argument whose manifest declares a `format` (file, folder, path,
+    glob, uri) is limited to what the request names of that kind: a small model then cannot
+    invent a path, and where the request names one file, the plan uses that file. Arguments of a
+    kind the request does not name stay free."""
     if isinstance(schema, list):
-        return [grammar_friendly(item) for item in schema]
+        return [grammar_friendly(item, found) for item in schema]
     if not isinstance(schema, dict):
         return schema
+    if found is not None and schema.get("type") == "string" and schema.get("format"):
+        names = found.of_kind(schema["format"])
+        if names:
+            return {"enum": list(names)}
     out = {}
     for key, value in schema.items():
-        if key in ("maxLength", "description") or (key == "minLength" and value > 1):
+        if key in ("maxLength", "description", "format") or (key == "minLength" and value > 1):
             continue
         if key == "maxItems":
             value = min(value, GRAMMAR_MAX_ITEMS)
-        out[key] = grammar_friendly(value)
+        out[key] = grammar_friendly(value, found)
     return out
 
 
-def step_variants(candidates: list[Executor]) -> list[dict]:
+def step_variants(candidates: list[Executor], found: Mentions | None = None) -> list[dict]:
     """One schema per candidate, binding the tool's name to its own args: an enum of tools."""
     return [
         {
             "type": "object",
-            "properties": {"tool": {"const": e.name}, "args": grammar_friendly(e.args_schema)},
+            "properties": {"tool": {"const": e.name}, "args": grammar_friendly(e.args_schema, found)},
             "required": ["tool", "args"],
         }
         for e in candidates
     ]
 
 
-def plan_schema(candidates: list[Executor]) -> dict:
+def plan_schema(candidates: list[Executor], found: Mentions | None = None, max_steps: int = MAX_STEPS_PROPOSED) -> dict:
     return {
         "type": "object",
         "properties": {
-            "steps": {"type": "array", "items": {"anyOf": step_variants(candidates)}, "maxItems": MAX_STEPS_PROPOSED},
+            "steps": {"type": "array", "items": {"anyOf": step_variants(candidates, found)}, "maxItems": max_steps},
             "final_message": {"type": "string"},
         },
         "required": ["steps", "final_message"],
     }
 
 
-_FILE = re.compile(r"(?<![\w/.-])((?:[\w-]+/)*[\w-]+\.[A-Za-z0-9]{1,5})(?![\w/])")
+def steps_needed(intent: Intent) -> int:
+    """At most one step per tool verb the request uses (read, then write: two), never more than
+    MAX_STEPS_PROPOSED: a small model pads a plan with steps nobody asked for."""
+    kinds = {verb for verb in intent.verbs if verb in TOOL_VERBS}
+    wanted = sum(2 if verb == "summarize" else 1 for verb in kinds)
+    return max(1, min(MAX_STEPS_PROPOSED, wanted))
+
+
+_URL = re.compile(r"https?://[^\s'\"<>]+")
+_FILE = re.compile(r"(?<![\w/.:-])((?:[\w-]+/)*[\w-]+\.[A-Za-z0-9]{1,5})(?![\w/])")
 _EXTENSION = re.compile(r"(?:^|[\s*(\"'])\.([A-Za-z0-9]{1,5})\b")
+_GLOB = re.compile(r"(?<![\w/])((?:[\w.-]+/)*[\w.-]*\*[\w.*?/-]*)")
 
 
 @dataclass(frozen=True)
 class Mentions:
-    """Names the request mentions: files, a file extension, folders that exist in the workspace."""
+    """Names the request mentions: files, a file extension, folders that exist in the workspace,
+    globs and URLs."""
 
     files: tuple[str, ...] = ()
     extension: str = ""
     folders: tuple[str, ...] = ()
+    globs: tuple[str, ...] = ()
+    urls: tuple[str, ...] = ()
+
+    def of_kind(self, kind: str) -> tuple[str, ...]:
+        globs = self.globs or ((f"*.{self.extension}",) if self.extension else ())
+        return {
+            "file": self.files,
+            "folder": self.folders,
+            "path": self.files + self.folders,
+            "glob": globs,
+            "uri": self.urls,
+        }.get(kind, ())
 
 
 def mentions(text: str, workspace: Path | None) -> Mentions:
-    files = tuple(dict.fromkeys(_FILE.findall(text)))
-    extensions = [e for e in _EXTENSION.findall(text) if not any(f.endswith("." + e) for f in files)]
+    urls = tuple(dict.fromkeys(u.rstrip(".,;:!?)") for u in _URL.findall(text)))
+    rest = _URL.sub(" ", text)
+    globs = tuple(dict.fromkeys(_GLOB.findall(rest)))
+    files = tuple(f for f in dict.fromkeys(_FILE.findall(rest)) if not any(f in g for g in globs))
+    extensions = [e for e in _EXTENSION.findall(rest) if not any(f.endswith("." + e) for f in files)]
     folders: tuple[str, ...] = ()
     if workspace is not None:
-        words = re.findall(r"[\w./-]+", text)
+        words = re.findall(r"[\w./-]+", rest)
         folders = tuple(
-            dict.fromkeys(w.strip("./") for w in words if w.strip("./") and (workspace / w.strip("./")).is_dir())
+            dict.fromkeys(
+                w.strip("./") for w in words if w.strip("./") and "*" not in w and (workspace / w.strip("./")).is_dir()
+            )
         )
-    return Mentions(files, extensions[0] if extensions else "", folders)
+    return Mentions(files, extensions[0] if extensions else "", folders, globs, urls)
 
 
 def _adapt(plan: dict, found: Mentions) -> dict:
@@ -208,11 +245,26 @@ def _example(intent: Intent, candidates: list[Executor], found: Mentions) -> tup
     return None
 
 
+def _arg_type(schema: dict) -> str:
+    if schema.get("type") == "array":
+        return f"list of {_arg_type(schema.get('items', {}))}"
+    return schema.get("format") or schema.get("type") or "value"
+
+
 def describe_tools(candidates: list[Executor]) -> str:
-    return "\n".join(
-        f"- {e.name}: {e.description} Args: {json.dumps(e.args_schema.get('properties', {}), separators=(',', ':'))}"
-        for e in candidates
-    )
+    """One line per tool, as a signature: `- read_files(paths: list of file, tail_lines?: integer)
+    Read text files… Gives: entries, count`. The grammar already holds each argument's exact
+    schema, and prompt tokens are what a local model spends its time on (about 270 a second on
+    two cores), so the prompt stays short."""
+    lines = []
+    for e in candidates:
+        required = set(e.args_schema.get("required", ()))
+        args = ", ".join(
+            f"{name}{'' if name in required else '?'}: {_arg_type(spec)}"
+            for name, spec in e.args_schema.get("properties", {}).items()
+        )
+        lines.append(f"- {e.name}({args}) {e.description} Gives: {', '.join(e.outputs)}")
+    return "\n".join(lines)
 
 
 def build_prompt(
@@ -264,7 +316,7 @@ def propose(
     # A small model plans better from fewer options; the pre-filter put the likeliest first.
     candidates = candidates[:MAX_CANDIDATES]
     prompt = build_prompt(request_text, intent, candidates, problems or [], workspace)
-    schema = plan_schema(candidates)
+    schema = plan_schema(candidates, mentions(request_text, workspace), steps_needed(intent))
     request = ChatRequest(
         model=model.api_model,
         system=SystemPrompt(stable=prompt),

@@ -1,21 +1,28 @@
 """ReAct mode: one model call per step. The model sees the request and every observation so far
-and answers with the next action, `{"tool": NAME, "args": {...}}`, or with
-`{"final": TEXT}`. Decoding is schema-constrained where the model supports it. The same vaglio,
-caps and duplicate-read guard apply as in the engine. This mode is the baseline the engine is
-measured against (bench/engine_vs_react.py)."""
+and answers with the next action or with the final answer.
+
+Two ways to ask for the action:
+- native tool calling, on cloud providers (OpenAI, Anthropic, OpenRouter): the candidates go as
+  tools, the reply's tool_use block is the action, its observation goes back as a tool_result,
+  and a reply without a tool call is the answer;
+- JSON, on the local model (llama.cpp emulates tool calls in its chat template, which a small
+  model follows worse than a grammar): `{"tool": NAME, "args": {...}}` or `{"final": TEXT}`,
+  schema-constrained where the model supports it.
+The same vaglio, caps and duplicate-read guard apply as in the engine. This mode is the baseline
+the engine is measured against (bench/engine_vs_react.py)."""
 
 from __future__ import annotations
 
 import json
 from collections import Counter
 
-from core.ir import ChatRequest, Message, SystemPrompt
+from core.ir import ChatRequest, Message, SystemPrompt, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock
 from planner import llm
 from planner.catalog import Executor
 from planner.engine import Tally
 from planner.executor import DUPLICATE_GUARDED, MAX_SAME_EXECUTOR, MAX_STEPS, act
 from planner.executors.base import ExecContext
-from planner.proposer import describe_tools, extract_json, step_variants
+from planner.proposer import Mentions, describe_tools, extract_json, mentions, step_variants
 from planner.scratchpad import Scratchpad
 from planner.turn import Sink, TurnInput, TurnOutcome
 from routing.chain import RouteDecision
@@ -24,19 +31,44 @@ ACTION_MAX_TOKENS = 200
 REPEATS_BEFORE_LOOP_BREAK = 3
 
 
-def action_schema(candidates: list[Executor]) -> dict:
-    variants = step_variants(candidates)
+def action_schema(candidates: list[Executor], found: Mentions | None = None) -> dict:
+    variants = step_variants(candidates, found)
     variants.append({"type": "object", "properties": {"final": {"type": "string"}}, "required": ["final"]})
     return {"anyOf": variants}
 
 
-def _prompt(candidates: list[Executor]) -> str:
+def _prompt(candidates: list[Executor], native: bool) -> str:
+    if native:
+        return (
+            "You act on the user's workspace one step at a time with the tools you have. Call one tool per "
+            "reply; after each call you get its result. When you can answer, reply with the answer and no "
+            "tool call. Paths are relative to the workspace."
+        )
     tools = describe_tools(candidates)
     return (
         "You act on the user's workspace one step at a time. Reply with ONE JSON object: either the next "
         'action {"tool": NAME, "args": {...}} or, when you can answer, {"final": TEXT}.\n'
         f"Tools:\n{tools}\nPaths are relative to the workspace. After each action you get its observation."
     )
+
+
+def uses_native_tools(model) -> bool:
+    return model.supports_tools and not model.is_local
+
+
+def _next_action(result: llm.LLMResult, native: bool) -> tuple[dict | None, ToolUseBlock | None]:
+    """The reply as {"tool", "args"} or {"final"}, with its tool_use block when native; None when
+    it is neither."""
+    if native:
+        if result.tool_uses:
+            use = result.tool_uses[0]
+            return {"tool": use.name, "args": use.input}, use
+        return {"final": result.text}, None
+    try:
+        action = json.loads(extract_json(result.text))
+    except json.JSONDecodeError:
+        return None, None
+    return (action if isinstance(action, dict) else None), None
 
 
 def run(inp: TurnInput, *, candidates: list[Executor], decision: RouteDecision, sink: Sink, ids: dict) -> TurnOutcome:
@@ -56,28 +88,30 @@ def run(inp: TurnInput, *, candidates: list[Executor], decision: RouteDecision, 
     def outcome(final_kind: str, text: str, error: str = "") -> TurnOutcome:
         return tally.outcome(final_kind, text, "react", decision=decision, trace=trace, error=error)
 
+    native = uses_native_tools(model)
+    trace["native_tools"] = native
+    schema = action_schema(candidates, mentions(inp.text, inp.workspace_path))
+    tools = tuple(ToolSpec(c.name, c.description, c.args_schema) for c in candidates) if native else ()
+    json_format = {"type": "json_object", "schema": schema} if model.supports_structured_output and not native else None
     for index in range(1, MAX_STEPS + 2):
         if index > MAX_STEPS:
             return outcome("cap_steps", "I stopped: the turn hit the cap_steps limit.")
         request = ChatRequest(
             model=model.api_model,
-            system=SystemPrompt(stable=_prompt(candidates)),
+            system=SystemPrompt(stable=_prompt(candidates, native)),
             messages=tuple(history),
+            tools=tools,
+            tool_choice="auto" if native else None,
             max_tokens=min(ACTION_MAX_TOKENS, model.max_output_tokens),
             temperature=0.0,
-            response_format={"type": "json_object", "schema": action_schema(candidates)}
-            if model.supports_structured_output
-            else None,
+            response_format=json_format,
         )
         result = llm.call(request, model, role="planner", ids=ids, user_id=inp.user_id)
         tally.add(result)
         if result.error is not None:
             return outcome("error", llm.user_facing(result.error), str(result.error))
-        try:
-            action = json.loads(extract_json(result.text))
-        except json.JSONDecodeError:
-            action = None
-        if not isinstance(action, dict):
+        action, use = _next_action(result, native)
+        if action is None:
             history += [
                 Message.text("assistant", result.text[:500]),
                 Message.text("user", "Observation: reply with one JSON object."),
@@ -118,8 +152,16 @@ def run(inp: TurnInput, *, candidates: list[Executor], decision: RouteDecision, 
             }
         )
         steps.append({"index": index, "tool": action.get("tool"), "args": args, "ok": bool(observation.get("ok"))})
-        history += [
-            Message.text("assistant", json.dumps(action)[:1000]),
-            Message.text("user", "Observation: " + json.dumps(observation, default=str)[:1500]),
-        ]
+        observed = json.dumps(observation, default=str)[:1500]
+        if use is not None:  # native: the call and its result keep their id
+            said = (TextBlock(result.text),) if result.text else ()
+            history += [
+                Message("assistant", (*said, use)),
+                Message("user", (ToolResultBlock(use.id, observed, is_error=not observation.get("ok")),)),
+            ]
+        else:
+            history += [
+                Message.text("assistant", json.dumps(action)[:1000]),
+                Message.text("user", "Observation: " + observed),
+            ]
     return outcome("cap_steps", "I stopped: the turn hit the cap_steps limit.")

@@ -28,6 +28,9 @@ class TurnInput:
     mode: str = "engine"
     actor: str = ""
     lang: str = "en"
+    # The state an earlier turn of this session saved when it ended `ask` or `needs_inputs`;
+    # this turn's text is the user's answer to it.
+    resume: dict | None = None
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,9 @@ class TurnOutcome:
     route: dict = field(default_factory=dict)
     error: str = ""
     trace: dict = field(default_factory=dict)
+    # For `ask` and `needs_inputs`: what to resume from when the user answers
+    # ({"kind", "request", "question"}). Nothing waits in memory meanwhile.
+    pending: dict = field(default_factory=dict)
 
 
 @dataclass

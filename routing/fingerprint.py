@@ -22,7 +22,8 @@ class TurnNeeds:
     """What a turn asks of a model; the chain's validation gate and rules read it."""
 
     has_images: bool = False
-    has_tools: bool = False
+    has_tools: bool = False  # the request carries tool specs the model must call natively
+    acts: bool = False  # the turn acts through executors (a JSON plan or JSON actions; any model can)
     has_system_prompt: bool = True
     needs_structured_output: bool = False
     estimated_tokens: int = 0
@@ -49,7 +50,7 @@ def fingerprint(needs: TurnNeeds) -> list[float]:
     text = needs.text
     v = [0.0] * PATTERN_DIMENSIONS
     v[0] = float(needs.has_images)
-    v[1] = float(needs.has_tools)
+    v[1] = float(needs.has_tools or needs.acts)
     v[2 + {"planner": 0, "worker": 1}.get(needs.role, 2)] = 1.0
     bucket = next((i for i, limit in enumerate(_TOKEN_BUCKETS) if needs.estimated_tokens < limit), len(_TOKEN_BUCKETS))
     v[5 + bucket] = 1.0  # dims 5..10

@@ -73,3 +73,19 @@ class LoopbackProvider:
     def __exit__(self, *exc) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+def completion(content: str) -> Reply:
+    """An OpenAI-shaped, non-streamed chat completion whose message is `content`."""
+    return Reply(
+        json_body={
+            "model": "scripted",
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 20},
+        }
+    )
+
+
+def plan(*steps, final="") -> Reply:
+    """A scripted plan: plan(("read_files", {"paths": ["a.md"]}), final="${step1.count}")."""
+    return completion(json.dumps({"steps": [{"tool": t, "args": a} for t, a in steps], "final_message": final}))

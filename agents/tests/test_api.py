@@ -101,3 +101,34 @@ def test_a_turns_trace_is_readable_by_its_owner_only_and_exports_as_jsonl(alice,
     assert '"kind": "turn"' in lines[0] and '"kind": "event"' in lines[1]
     listed = client_for(alice).get(f"/api/sessions/{session.id}/turns").json()
     assert listed[0]["steps"] == [{"index": 1, "tool": "read_files", "status": "done"}]
+
+
+def test_workspaces_are_created_listed_and_switched_to_react_by_their_owner_only(alice, bob):
+    client = client_for(alice)
+    assert [w["name"] for w in client.get("/api/workspaces").json()] == ["default"]
+    created = client.post("/api/workspaces", {"name": "research", "mode": "react"}, content_type="application/json")
+    assert created.status_code == 201 and created.json()["mode"] == "react"
+    workspace_id = created.json()["id"]
+    duplicate = client.post("/api/workspaces", {"name": "research"}, content_type="application/json")
+    assert duplicate.status_code == 400 and "already" in duplicate.json()["detail"]
+    bad_mode = client.patch(f"/api/workspaces/{workspace_id}", {"mode": "yolo"}, content_type="application/json")
+    assert bad_mode.status_code == 400 and "engine, react" in bad_mode.json()["detail"]
+    switched = client.patch(f"/api/workspaces/{workspace_id}", {"mode": "engine"}, content_type="application/json")
+    assert switched.json()["mode"] == "engine"
+
+    session = client.post("/api/sessions", {"workspace_id": workspace_id}, content_type="application/json")
+    assert session.status_code == 201 and session.json()["workspace_id"] == workspace_id
+
+    intruder = client_for(bob)
+    assert (
+        intruder.patch(
+            f"/api/workspaces/{workspace_id}", {"mode": "react"}, content_type="application/json"
+        ).status_code
+        == 404
+    )
+    assert (
+        intruder.post("/api/sessions", {"workspace_id": workspace_id}, content_type="application/json").status_code
+        == 404
+    )
+    assert [w["name"] for w in intruder.get("/api/workspaces").json()] == ["default"]
+    assert alice.workspaces.get(id=workspace_id).mode == "engine"

@@ -12,6 +12,7 @@ from core.clock import now
 from core.models import TraceEvent
 from routing.models import RoutingPattern
 from tests.live import free_port
+from tests.loopback import completion, plan
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -97,3 +98,43 @@ def test_every_turn_records_its_routing_outcome_with_the_chain(session, settings
     assert turn.route["winner"] == "local-fast" and len(turn.route["chain"]) == 7
     pattern = RoutingPattern.objects.get(turn_id=turn.id)
     assert (pattern.model_name, pattern.final_kind, pattern.score) == ("local-fast", "error", 0.0)
+
+
+def test_a_reply_to_a_turn_that_asked_resumes_it_without_holding_a_worker(session, planner_model):
+    planner_model.replies.append(plan(final="Which file should I read?"))
+    asking = services.turn_submit(session=session, text="read the last line of a file")
+    run_turn(str(asking.id))  # the task ends: nothing waits in a worker
+    asking.refresh_from_db()
+    assert asking.final_kind == "ask" and asking.pending["question"] == "Which file should I read?"
+
+    services.workspace_path(session.workspace).joinpath("a.md").write_text("one\ntwo\n")
+    planner_model.replies.append(
+        plan(("read_files", {"paths": ["a.md"], "tail_lines": 1}), final="${step1.entries.0.content}")
+    )
+    reply = services.turn_submit(session=session, text="a.md")
+    assert reply.answers_id == asking.id, "the next message answers the waiting turn"
+    run_turn(str(reply.id))
+    reply.refresh_from_db()
+    assert (reply.final_kind, reply.trace["resumed_from"]) == ("answer", str(asking.id))
+    assert Message.objects.get(turn=reply, role="assistant").text == "two"
+
+    later = services.turn_submit(session=session, text="thanks")
+    assert later.answers_id is None, "an answered turn is not answered twice"
+    with pytest.raises(services.InvalidInput, match="not waiting"):
+        services.turn_submit(session=session, text="again", answers=asking)
+
+
+def test_a_workspace_in_react_mode_runs_its_turns_in_react(session, planner_model):
+    react = services.workspace_create(owner=session.owner, name="react", mode="react")
+    session = services.session_create(owner=session.owner, workspace=react)
+    services.workspace_path(react).joinpath("a.md").write_text("one\ntwo\n")
+    planner_model.replies.extend(
+        [
+            completion('{"tool": "read_files", "args": {"paths": ["a.md"]}}'),
+            completion('{"final": "It says one, two."}'),
+        ]
+    )
+    turn = services.turn_submit(session=session, text="read a.md")
+    run_turn(str(turn.id))
+    turn.refresh_from_db()
+    assert (turn.final_kind, turn.layer, turn.model_calls) == ("answer", "react", 2)

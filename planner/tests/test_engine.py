@@ -9,45 +9,10 @@ import pytest
 from planner.dispatch import run_turn
 from planner.models import Gap
 from planner.turn import Sink, TurnInput
-from routing.models import ChatModel, Provider
-from tests.loopback import LoopbackProvider, Reply
+from routing.models import ChatModel
+from tests.loopback import Reply, completion, plan
 
 pytestmark = pytest.mark.django_db
-
-
-def completion(content: str) -> Reply:
-    return Reply(
-        json_body={
-            "model": "scripted",
-            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
-            "usage": {"prompt_tokens": 100, "completion_tokens": 20},
-        }
-    )
-
-
-def plan(*steps, final="") -> Reply:
-    return completion(json.dumps({"steps": [{"tool": t, "args": a} for t, a in steps], "final_message": final}))
-
-
-@pytest.fixture
-def planner_model(settings, monkeypatch):
-    """A 'scripted' model on a loopback server; the proposer and fillers use it."""
-    monkeypatch.setenv("SCRIPTED_KEY", "sk-test")
-    with LoopbackProvider() as upstream:
-        provider = Provider.objects.create(
-            name="scripted", kind="openai", base_url=upstream.url, api_key_env="SCRIPTED_KEY"
-        )
-        ChatModel.objects.create(
-            name="scripted",
-            provider=provider,
-            api_model="scripted",
-            supports_structured_output=True,
-            context_window=32000,
-            max_output_tokens=1000,
-        )
-        settings.METNOS_PROPOSER_MODEL = "scripted"
-        settings.METNOS_FILLER_MODEL = "scripted"
-        yield upstream
 
 
 def turn(workspace, text, **kw):
@@ -141,6 +106,27 @@ def test_a_missing_input_ends_as_needs_inputs(planner_model, workspace):
     assert outcome.final_kind == "needs_inputs" and outcome.layer == "terminator"
 
 
+def test_needs_inputs_saves_the_request_and_the_answer_resumes_it(planner_model, workspace):
+    planner_model.replies.append(plan(("write_files", {"path": "", "content": "x"})))
+    planner_model.replies.append(plan(("write_files", {"path": "", "content": "x"})))
+    waiting, _ = turn(workspace, "save 'buy milk'")
+    assert waiting.pending == {"kind": "needs_inputs", "request": "save 'buy milk'", "question": waiting.text}
+
+    planner_model.replies.append(plan(("write_files", {"path": "todo.txt", "content": "buy milk"}), final="Saved."))
+    outcome, _ = turn(workspace, "to todo.txt", resume={**waiting.pending, "turn_id": "t-waiting"})
+    assert (outcome.final_kind, outcome.text) == ("answer", "Done: wrote todo.txt.")
+    assert (workspace / "todo.txt").read_text() == "buy milk"
+    assert planner_model.requests[-1]["json"]["messages"][-1]["content"] == "save 'buy milk' to todo.txt"
+    assert outcome.trace["resumed_from"] == "t-waiting" and not outcome.pending
+
+
+def test_a_plan_that_asks_a_question_ends_as_ask_and_waits(planner_model, workspace):
+    planner_model.replies.append(plan(final="Which file should I read?"))
+    outcome, _ = turn(workspace, "read the file")
+    assert (outcome.final_kind, outcome.text) == ("ask", "Which file should I read?")
+    assert outcome.pending["kind"] == "ask" and outcome.pending["request"] == "read the file"
+
+
 def test_fillers_come_from_the_fast_tier(planner_model, workspace):
     planner_model.replies.append(
         completion(
@@ -213,3 +199,35 @@ def test_react_mode_breaks_a_loop_and_refuses_what_the_guard_blocks(planner_mode
     outcome, _ = turn(workspace, "read ../secret.txt", mode="react")
     assert outcome.final_kind == "loop_break"
     assert "blocked_guard" in planner_model.requests[1]["json"]["messages"][-1]["content"]
+
+
+def tool_call(name: str, args: dict, call_id: str) -> Reply:
+    message = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [{"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}],
+    }
+    return Reply(
+        json_body={
+            "model": "scripted",
+            "choices": [{"index": 0, "finish_reason": "tool_calls", "message": message}],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 20},
+        }
+    )
+
+
+def test_react_mode_uses_native_tool_calls_where_the_provider_has_them(planner_model, workspace):
+    model = ChatModel.objects.get(name="scripted")
+    model.supports_tools = True
+    model.save()
+    planner_model.replies.extend(
+        [tool_call("read_files", {"paths": ["notes/a.md"], "tail_lines": 1}, "call_1"), completion("It is line 4.")]
+    )
+    outcome, _ = turn(workspace, "read notes/a.md and tell me its last line", mode="react")
+    assert (outcome.final_kind, outcome.text, outcome.model_calls) == ("answer", "It is line 4.", 2)
+    assert outcome.trace["native_tools"] is True
+    first = planner_model.requests[0]["json"]
+    assert "response_format" not in first and first["tools"][0]["function"]["name"] == "read_files"
+    sent = planner_model.requests[1]["json"]["messages"]
+    assert sent[-2]["tool_calls"][0]["id"] == "call_1", "the call goes back with its id"
+    assert sent[-1]["role"] == "tool" and sent[-1]["tool_call_id"] == "call_1" and "line 4" in sent[-1]["content"]
