@@ -17,13 +17,14 @@ from core.clock import monotonic_ms
 from core.events import bus
 from planner import direct, engine, llm, react
 from planner.catalog import Catalog, catalog
-from planner.intent import extract
+from planner.intent import ask_model, extract
 from planner.prefilter import Prefilter
 from planner.route import ExplicitModelUnavailable, decide_for_turn
 from planner.turn import Sink, TurnInput, TurnOutcome
 from routing import patterns
 from routing.chain import NoRoute
 from routing.fingerprint import TurnNeeds, estimate_tokens, fingerprint
+from routing.registry import current
 
 _GREETING = re.compile(
     r"^\s*(hi|hello|hey|good (morning|afternoon|evening)|ciao|salve|buongiorno|buonasera|thanks|thank you|grazie|"
@@ -92,6 +93,13 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
     # A lone description word ("my name is Ada" meets find_files' "names") is not a request for a
     # tool: the engine runs when an affinity tag or the intent's verb points at one.
     tool_request = bool(ranked) and ranked[0].score >= ENGINE_MIN_SCORE
+    intent_call = None
+    if tool_request and not intent.confident and not inp.model:
+        # Tools fit but no verb was recognised: the fast tier names it, then the ranking is redone.
+        fast = current().get(settings.METNOS_FILLER_MODEL)
+        if fast is not None and fast.configured:
+            intent, intent_call = ask_model(inp.text, intent, fast, ids=ids, user_id=inp.user_id)
+            ranked = prefilter_for(cat).rank(inp.text, intent)
     candidates = [cat.executors[c.name] for c in ranked if c.name in cat.executors] if tool_request else []
     prompt = "".join(m.text_content for m in inp.history) + inp.text
     needs = TurnNeeds(
@@ -116,6 +124,9 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
                 sink.on_delta(outcome.text)  # the final message, in one piece
             except llm.Cancelled:
                 pass  # the work is done; a late cancel does not undo it
+    if intent_call is not None:
+        outcome = _counting(outcome, intent_call)
+        outcome.trace["intent_from_model"] = {"verb": intent.verb, "object": intent.object, "ok": intent_call.ok}
     if inp.resume:
         outcome.trace["resumed_from"] = inp.resume.get("turn_id")
     patterns.record(
@@ -129,6 +140,17 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
         workspace=inp.workspace,
     )
     return _finish(outcome, started, ids)
+
+
+def _counting(outcome: TurnOutcome, call: llm.LLMResult) -> TurnOutcome:
+    """The outcome with one more model call (the intent call) in its usage, cost and count."""
+    return replace(
+        outcome,
+        usage=llm.add_usage(outcome.usage, call.usage),
+        cost_usd=outcome.cost_usd + call.cost,
+        model_ms=outcome.model_ms + call.model_ms,
+        model_calls=outcome.model_calls + 1,
+    )
 
 
 def _finish(outcome: TurnOutcome, started: float, ids: dict) -> TurnOutcome:

@@ -4,9 +4,13 @@ the fast tier (it never has to)."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
+from core.ir import ChatRequest, Message, SystemPrompt
+from planner import llm
 from planner.text import STOPWORDS, fold, stems, words
+from routing.registry import ModelConfig
 
 VERBS: dict[str, tuple[str, ...]] = {
     "read": (
@@ -156,3 +160,48 @@ def extract(text: str) -> Intent:
     return Intent(
         verb=verbs[0] if verbs else None, object=objects[0] if objects else None, keywords=keywords, verbs=tuple(verbs)
     )
+
+
+INTENT_MAX_TOKENS = 30
+
+
+def intent_schema() -> dict:
+    return {
+        "type": "object",
+        "properties": {"verb": {"enum": [*VERBS, "none"]}, "object": {"enum": [*OBJECTS, "none"]}},
+        "required": ["verb", "object"],
+    }
+
+
+def ask_model(text: str, found: Intent, model: ModelConfig, *, ids: dict, user_id: int | None):
+    """When no verb was recognised, one short fast-tier call picks the verb and object from the
+    same closed lists the deterministic pass uses (schema-constrained where the model allows).
+    A failed call or a reply outside the lists keeps the deterministic intent.
+    Returns the intent and the call's result (for the turn's tally)."""
+    prompt = (
+        'Classify the request. Reply with JSON {"verb": V, "object": O}. '
+        f"Verbs: {', '.join(VERBS)}, none. Objects: {', '.join(OBJECTS)}, none."
+    )
+    request = ChatRequest(
+        model=model.api_model,
+        system=SystemPrompt(stable=prompt),
+        messages=(Message.text("user", text[:2000]),),
+        max_tokens=INTENT_MAX_TOKENS,
+        temperature=0.0,
+        response_format={"type": "json_object", "schema": intent_schema()}
+        if model.supports_structured_output
+        else None,
+    )
+    result = llm.call(request, model, role="worker", ids=ids, user_id=user_id)
+    if not result.ok:
+        return found, result
+    try:
+        reply = json.loads(result.text[result.text.find("{") : result.text.rfind("}") + 1])
+    except ValueError:
+        return found, result
+    verb = reply.get("verb") if isinstance(reply, dict) else None
+    obj = reply.get("object") if isinstance(reply, dict) else None
+    if verb not in VERBS:
+        return found, result
+    obj = found.object or (obj if obj in OBJECTS else None)
+    return Intent(verb=verb, object=obj, keywords=found.keywords, verbs=(verb,)), result

@@ -127,6 +127,31 @@ def test_a_plan_that_asks_a_question_ends_as_ask_and_waits(planner_model, worksp
     assert outcome.pending["kind"] == "ask" and outcome.pending["request"] == "read the file"
 
 
+def test_without_a_recognised_verb_the_fast_tier_names_the_intent_first(planner_model, workspace):
+    planner_model.replies.append(completion('{"verb": "read", "object": "lines"}'))
+    planner_model.replies.append(
+        plan(("read_files", {"paths": ["notes/a.md"], "tail_lines": 2}), final="${step1.entries.0.content}")
+    )
+    outcome, _ = turn(workspace, "notes/a.md, last 2 lines please")
+    assert (outcome.final_kind, outcome.text, outcome.model_calls) == ("answer", "line 3\nline 4", 2)
+    asked = planner_model.requests[0]["json"]["response_format"]["schema"]["properties"]["verb"]["enum"]
+    assert "read" in asked and "none" in asked, "the verb comes from a closed list"
+    assert outcome.trace["intent"]["verb"] == "read" and outcome.trace["intent_from_model"]["ok"]
+
+
+def test_a_garbled_intent_reply_keeps_the_deterministic_intent(planner_model, workspace):
+    planner_model.replies.append(completion("no idea"))
+    planner_model.replies.append(plan(("read_files", {"paths": ["notes/a.md"]}), final="${step1.count}"))
+    outcome, _ = turn(workspace, "notes/a.md, last 2 lines please")
+    assert outcome.final_kind == "answer" and outcome.trace["intent"]["verb"] is None
+
+
+def test_a_recognised_verb_needs_no_intent_call(planner_model, workspace):
+    planner_model.replies.append(plan(("read_files", {"paths": ["notes/a.md"]}), final="${step1.count}"))
+    outcome, _ = turn(workspace, "read notes/a.md")
+    assert outcome.model_calls == 1 and "intent_from_model" not in outcome.trace
+
+
 def test_fillers_come_from_the_fast_tier(planner_model, workspace):
     planner_model.replies.append(
         completion(
