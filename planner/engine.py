@@ -154,6 +154,7 @@ def run(
         bus.emit("plan.validated", {"attempt": attempt + 1, "problems": [str(p) for p in found]}, **ids)
         record["plan"] = plan.to_dict()
         record["validation"] = [str(p) for p in found]
+        found = [p for p in found if p.blocking]
         if found:
             problems = [str(p) for p in found]
             causes = {recovery.classify(p.error_class) for p in found}

@@ -16,7 +16,7 @@ from pathlib import Path
 from core.ir import ChatRequest, Message, SystemPrompt
 from planner import llm
 from planner.catalog import Executor
-from planner.intent import TOOL_VERBS, Intent
+from planner.intent import Intent
 from planner.plan import Plan, PlanError, parse
 from routing.registry import ModelConfig
 
@@ -24,6 +24,9 @@ MAX_STEPS_PROPOSED = 3
 MAX_CANDIDATES = 6
 PLAN_MAX_TOKENS = 240
 GRAMMAR_MAX_ITEMS = 3
+# Free text in a grammar-decoded plan: no quote or backslash (a small model does not escape them,
+# and the JSON breaks), no newline, and no `&` (SmolLM2 drifts into HTML entities, `&#34;`).
+PLAIN_TEXT = '^[^"\\\\&\\n]*$'
 
 EXAMPLES: dict[str, tuple[str, dict]] = {
     "read": (
@@ -136,6 +139,8 @@ def grammar_friendly(schema, found: Mentions | None = None):
         if key == "maxItems":
             value = min(value, GRAMMAR_MAX_ITEMS)
         out[key] = grammar_friendly(value, found)
+    if out.get("type") == "string" and "pattern" not in out and "enum" not in out:
+        out["pattern"] = PLAIN_TEXT
     return out
 
 
@@ -152,22 +157,51 @@ def step_variants(candidates: list[Executor], found: Mentions | None = None) -> 
 
 
 def plan_schema(candidates: list[Executor], found: Mentions | None = None, max_steps: int = MAX_STEPS_PROPOSED) -> dict:
+    """The whole plan's schema. Its steps follow the pipeline shape the validator enforces,
+    E+ (F|A)?: every step but the last must be an extractor (category E). The grammar holds that
+    shape as one alternative per plan length, so a small model cannot write to a file before it
+    has read what goes in it."""
+    variants = step_variants(candidates, found)
+    defs: dict = {"step": {"anyOf": variants}}
+    extractors = [v for v, e in zip(variants, candidates, strict=True) if e.category == "E"]
+    if extractors and max_steps > 1:
+        defs["extract_step"] = {"anyOf": extractors}
+        shapes: list[dict] = [{"type": "array", "prefixItems": [], "items": False}]  # no tool fits
+        for length in range(1, max_steps + 1):
+            items = [{"$ref": "#/$defs/extract_step"}] * (length - 1) + [{"$ref": "#/$defs/step"}]
+            shapes.append({"type": "array", "prefixItems": items, "items": False})
+        steps: dict = {"anyOf": shapes}
+    else:
+        steps = {"type": "array", "items": {"$ref": "#/$defs/step"}, "maxItems": max_steps}
     return {
         "type": "object",
-        "properties": {
-            "steps": {"type": "array", "items": {"anyOf": step_variants(candidates, found)}, "maxItems": max_steps},
-            "final_message": {"type": "string"},
-        },
+        "properties": {"steps": steps, "final_message": {"type": "string", "pattern": PLAIN_TEXT}},
         "required": ["steps", "final_message"],
+        "$defs": defs,
     }
 
 
+# The kinds of step each intent verb needs. Counting is a question about what finding or listing
+# returns (its count), not a step of its own; a summary is a read and then a write.
+_STEP_KINDS: dict[str, tuple[str, ...]] = {
+    "read": ("read",),
+    "write": ("write",),
+    "list": ("list",),
+    "find": ("find",),
+    "count": (),
+    "fetch": ("fetch",),
+    "run": ("run",),
+    "compute": ("compute",),
+    "summarize": ("read", "write"),
+    "tell": ("tell",),
+}
+
+
 def steps_needed(intent: Intent) -> int:
-    """At most one step per tool verb the request uses (read, then write: two), never more than
-    MAX_STEPS_PROPOSED: a small model pads a plan with steps nobody asked for."""
-    kinds = {verb for verb in intent.verbs if verb in TOOL_VERBS}
-    wanted = sum(2 if verb == "summarize" else 1 for verb in kinds)
-    return max(1, min(MAX_STEPS_PROPOSED, wanted))
+    """At most one step per kind of step the request's verbs need (read, then write: two), never
+    more than MAX_STEPS_PROPOSED: a small model pads a plan with steps nobody asked for."""
+    kinds = {kind for verb in intent.verbs for kind in _STEP_KINDS.get(verb, ())}
+    return max(1, min(MAX_STEPS_PROPOSED, len(kinds)))
 
 
 _URL = re.compile(r"https?://[^\s'\"<>]+")

@@ -28,6 +28,12 @@ class Problem:
     error_class: str  # unknown_tool | invalid_args | bad_reference | needs_data_source | ...
     message: str
 
+    @property
+    def blocking(self) -> bool:
+        """A problem in a step stops the plan; one in the final message does not: the steps can
+        still run, and the answer then shows their result instead of the message."""
+        return self.step != 0
+
     def __str__(self) -> str:
         where = f"step {self.step}" if self.step else "final_message"
         return f"{where}: {self.error_class}: {self.message}"

@@ -151,3 +151,19 @@ def test_feedback_on_a_turn_is_stored_and_rescores_its_routing_outcome(session, 
     turn.refresh_from_db()
     assert turn.feedback == "down"
     assert RoutingPattern.objects.get(turn_id=turn.id).score == 0.2
+
+
+def test_an_answer_to_a_turn_that_is_not_waiting_is_an_error(session, alice):
+    turn = Turn.objects.create(session=session, status=Turn.Status.COMPLETED, final_kind="answer")
+
+    async def scenario():
+        comm = communicator(session.id, alice)
+        await comm.connect()
+        await comm.send_json_to({"type": "answer", "turn_id": str(turn.id), "text": "notes/a.md"})
+        frame = await comm.receive_json_from(timeout=5)
+        await comm.disconnect()
+        return frame
+
+    frame = run(scenario)
+    assert frame["type"] == "error" and "not waiting" in frame["message"]
+    assert not Turn.objects.filter(answers=turn).exists()

@@ -41,7 +41,7 @@ def test_one_model_call_proposes_the_plan_and_the_executor_runs_it(planner_model
     assert outcome.model_calls == 1
     sent = planner_model.requests[0]["json"]
     schema = sent["response_format"]["schema"]
-    tools = [v["properties"]["tool"]["const"] for v in schema["properties"]["steps"]["items"]["anyOf"]]
+    tools = [v["properties"]["tool"]["const"] for v in schema["$defs"]["step"]["anyOf"]]
     assert tools[0] == "read_files" and "final_answer" not in tools, "the tool name is an enum of the candidates"
     prompt = sent["messages"][0]["content"]
     assert "verb=read" in prompt and "The request names: notes/a.md." in prompt
@@ -88,7 +88,7 @@ def test_a_wrong_tool_is_excluded_from_the_reproposal(planner_model, workspace):
     )
     outcome, _ = turn(workspace, "run a listing of my files")
     assert outcome.layer == "recovery"
-    second = planner_model.requests[1]["json"]["response_format"]["schema"]["properties"]["steps"]["items"]["anyOf"]
+    second = planner_model.requests[1]["json"]["response_format"]["schema"]["$defs"]["step"]["anyOf"]
     assert "run_shell" not in [v["properties"]["tool"]["const"] for v in second]
 
 
@@ -172,6 +172,20 @@ def test_fillers_come_from_the_fast_tier(planner_model, workspace):
     assert outcome.text == "Wrote summary.md" and (workspace / "summary.md").read_text() == "Call Ada."
     assert "TODO: call Ada" in planner_model.requests[1]["json"]["messages"][1]["content"]
     assert outcome.model_calls == 2
+
+
+def test_a_bad_reference_in_the_final_message_does_not_stop_the_plan(planner_model, workspace):
+    planner_model.replies.append(plan(("find_files", {"pattern": "*.md"}), final="There are ${step2.count} files."))
+    outcome, _ = turn(workspace, "how many .md files are there?")
+    assert (outcome.final_kind, outcome.layer, outcome.model_calls) == ("answer", "engine", 1)
+    assert outcome.text.startswith("2 result(s):"), "the answer shows the result instead"
+    assert "bad_reference" in outcome.trace["attempts"][0]["validation"][0]
+
+
+def test_a_final_message_without_references_gives_way_to_the_result(planner_model, workspace):
+    planner_model.replies.append(plan(("read_files", {"paths": ["notes/b.md"]}), final="It has 12 lines."))
+    outcome, _ = turn(workspace, "read notes/b.md")
+    assert "TODO: call Ada" in outcome.text and "12 lines" not in outcome.text
 
 
 def test_a_plan_without_steps_is_a_plain_answer(planner_model, workspace):

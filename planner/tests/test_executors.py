@@ -64,6 +64,8 @@ def test_bad_args_are_rejected_by_the_manifest_schema(cat, ctx):
     [
         ("2 + 3 * 4", 14),
         ("mean([3, 4, 5])", 4),
+        ("mean(3, 4, 5)", 4),
+        ("sum(1, 2, 3)", 6),
         ("median([1, 9, 2])", 2),
         ("sqrt(16) + 2 ** 3", 12),
         ("round(10 / 4, 1)", 2.5),

@@ -19,6 +19,7 @@ _FUNCTIONS = {
     "mean": statistics.fmean, "median": statistics.median, "stdev": statistics.stdev, "pstdev": statistics.pstdev,
     "variance": statistics.variance, "mode": statistics.mode,
 }  # fmt: skip
+_AGGREGATES = {"sum", "mean", "median", "stdev", "pstdev", "variance", "mode"}
 _CONSTANTS = {"pi": math.pi, "e": math.e}
 MAX_EXPONENT = 1000
 MAX_LENGTH = 2000
@@ -46,7 +47,10 @@ def _eval(node):
         and node.func.id in _FUNCTIONS
         and not node.keywords
     ):
-        return _FUNCTIONS[node.func.id](*[_eval(arg) for arg in node.args])
+        values = [_eval(arg) for arg in node.args]
+        if node.func.id in _AGGREGATES and len(values) > 1:
+            values = [values]  # mean(3, 4, 5) means mean([3, 4, 5])
+        return _FUNCTIONS[node.func.id](*values)
     raise ExecutorError("invalid_args", f"not allowed in an expression: {ast.dump(node)[:80]}")
 
 
