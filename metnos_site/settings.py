@@ -190,3 +190,16 @@ METNOS_JUDGE_THRESHOLD = env_float("METNOS_JUDGE_THRESHOLD", 0.30)
 # The proposer asks for the wise tier (slot 5, delegate_request); fillers use the fast tier.
 METNOS_PROPOSER_MODEL = env_str("METNOS_PROPOSER_MODEL", "local-wise")
 METNOS_FILLER_MODEL = env_str("METNOS_FILLER_MODEL", "local-fast")
+
+# Plan memory (planner.fastpath L0, planner.autopath L1).
+METNOS_PLAN_MEMORY = env_bool("METNOS_PLAN_MEMORY", True)
+# Stage 2's cosine floor. MiniLM puts paraphrases of a masked request at 0.75-0.9, and a request
+# with another meaning can be as close: the verb, object and signature guards are what keep reuse
+# right; the cosine only picks the neighbours worth checking.
+METNOS_MEMORY_MIN_COSINE = env_float("METNOS_MEMORY_MIN_COSINE", 0.75)
+METNOS_AUTOPATH_CLUSTER_COSINE = env_float("METNOS_AUTOPATH_CLUSTER_COSINE", 0.80)
+METNOS_AUTOPATH_MIN_PROOF = env_int("METNOS_AUTOPATH_MIN_PROOF", 2)
+METNOS_ANTI_AUTOPATH_FAILURES = env_int("METNOS_ANTI_AUTOPATH_FAILURES", 2)
+METNOS_ANTI_AUTOPATH_DAYS = env_int("METNOS_ANTI_AUTOPATH_DAYS", 30)
+METNOS_FASTPATH_MAX_IDLE_DAYS = env_int("METNOS_FASTPATH_MAX_IDLE_DAYS", 30)
+METNOS_OBSERVATION_RETENTION_DAYS = env_int("METNOS_OBSERVATION_RETENTION_DAYS", 90)

@@ -7,6 +7,7 @@ Every turn ends with exactly one final_kind and records the layer that answered.
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import replace
 
@@ -15,7 +16,8 @@ from django.conf import settings
 from billing.cost import format_usd
 from core.clock import monotonic_ms
 from core.events import bus
-from planner import direct, engine, llm, react
+from planner import autopath, direct, engine, fastpath, llm, memory, react
+from planner import params as P
 from planner.catalog import Catalog, catalog
 from planner.intent import ask_model, extract
 from planner.prefilter import Prefilter
@@ -31,6 +33,7 @@ _GREETING = re.compile(
     r"grazie mille|ok|okay|bye|goodbye|arrivederci)[\s!.,]*$",
     re.IGNORECASE,
 )
+logger = logging.getLogger(__name__)
 ENGINE_MIN_SCORE = 3
 _prefilter: tuple[Catalog, Prefilter] | None = None
 
@@ -74,21 +77,29 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
 
     canned = None if inp.model else pre_fastpath(inp.text)  # a named model means the user wants it to answer
     if canned is not None:
-        return _finish(TurnOutcome(final_kind="answer", text=canned, layer="pre_fastpath"), started, ids)
+        return _finish(TurnOutcome(final_kind="answer", text=canned, layer="pre_fastpath"), started, ids, inp)
 
     cat = catalog()
     if not cat.executors:
         message = "No executors are available: the executor catalog is empty. An operator should check it."
         return _finish(
-            TurnOutcome(final_kind="error", text=message, layer="engine", error="empty catalog"), started, ids
+            TurnOutcome(final_kind="error", text=message, layer="engine", error="empty catalog"), started, ids, inp
         )
     if inp.workspace_path is None:
         message = "This session has no workspace to act in."
         return _finish(
-            TurnOutcome(final_kind="error", text=message, layer="engine", error="no workspace"), started, ids
+            TurnOutcome(final_kind="error", text=message, layer="engine", error="no workspace"), started, ids, inp
         )
 
     intent = extract(inp.text)
+    probe = memory.probe(inp.text, inp.workspace_path, intent, inp.user_id)
+    use_memory = settings.METNOS_PLAN_MEMORY and inp.mode == "engine" and not inp.model
+    failed_recall = None
+    if use_memory:
+        recall, served = _from_memory(inp, probe, cat, sink, ids)
+        if served is not None:
+            return _finish(served, started, ids, inp, probe, recall)
+        failed_recall = recall
     ranked = prefilter_for(cat).rank(inp.text, intent)
     # A lone description word ("my name is Ada" meets find_files' "names") is not a request for a
     # tool: the engine runs when an affinity tag or the intent's verb points at one.
@@ -108,7 +119,8 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
     try:
         decision = decide_for_turn(inp, needs, ids, delegate=settings.METNOS_PROPOSER_MODEL if candidates else None)
     except (NoRoute, ExplicitModelUnavailable) as exc:
-        return _finish(TurnOutcome(final_kind="error", text=str(exc), layer="route", error=str(exc)), started, ids)
+        outcome = TurnOutcome(final_kind="error", text=str(exc), layer="route", error=str(exc))
+        return _finish(outcome, started, ids, inp, probe)
 
     if not candidates:
         outcome = direct.answer(inp, decision, sink, ids)
@@ -117,8 +129,17 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
             outcome = react.run(inp, candidates=candidates, decision=decision, sink=sink, ids=ids)
         else:
             outcome = engine.run(
-                inp, intent=intent, candidates=candidates, catalog=cat, decision=decision, sink=sink, ids=ids
+                inp,
+                intent=intent,
+                candidates=candidates,
+                catalog=cat,
+                decision=decision,
+                sink=sink,
+                ids=ids,
+                excluded=_banned(probe) if use_memory else None,
             )
+            if use_memory:
+                _learn(probe, outcome, cat, inp.turn_id)
         if outcome.final_kind == "answer" and outcome.layer != "terminator":
             try:
                 sink.on_delta(outcome.text)  # the final message, in one piece
@@ -129,6 +150,8 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
         outcome.trace["intent_from_model"] = {"verb": intent.verb, "object": intent.object, "ok": intent_call.ok}
     if inp.resume:
         outcome.trace["resumed_from"] = inp.resume.get("turn_id")
+    if failed_recall is not None:
+        outcome.trace["memory_failed"] = failed_recall.to_trace()
     patterns.record(
         fingerprint=decision.fingerprint or fingerprint(needs),
         model=decision.model.name,
@@ -139,7 +162,52 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
         turn_id=inp.turn_id,
         workspace=inp.workspace,
     )
-    return _finish(outcome, started, ids)
+    return _finish(outcome, started, ids, inp, probe)
+
+
+def _from_memory(inp: TurnInput, probe: memory.Probe, cat: Catalog, sink: Sink, ids: dict):
+    """L0 then L1. Returns (recall, outcome): the outcome when memory answered; (recall, None)
+    when a remembered plan was admitted but failed to run (the engine then answers); (None,
+    None) on a miss."""
+    recall = memory.lookup(probe, cat)
+    if recall is None:
+        return None, None
+    bus.emit("pattern.matched", recall.to_trace(), **ids)
+    outcome = engine.run_remembered(inp, plan=recall.plan, layer=recall.layer, catalog=cat, sink=sink, ids=ids)
+    outcome.trace["memory"] = recall.to_trace()
+    layer = fastpath if recall.layer == "fastpath" else autopath
+    ok = outcome.final_kind == "answer"
+    layer.used(recall.entry, success=ok, latency_ms=int(recall.lookup_ms))
+    if not ok:
+        autopath.record_failure(probe, outcome.plan or recall.plan.to_dict(), reason=outcome.error or "failed")
+        return recall, None
+    try:
+        sink.on_delta(outcome.text)
+    except llm.Cancelled:
+        pass
+    return recall, outcome
+
+
+def _banned(probe: memory.Probe):
+    hashes = autopath.banned_hashes(probe.owner_id, probe.intent.verb, probe.intent.object)
+    if not hashes:
+        return None
+    return lambda plan: P.plan_hash(memory.template_of(probe, plan)) in hashes
+
+
+def _learn(probe: memory.Probe, outcome: TurnOutcome, cat: Catalog, turn_id: str) -> None:
+    """A plan the engine completed is remembered (L0) and counted (L1); one that failed is
+    counted against (anti-autopaths). Memory is a side effect: it never fails the turn."""
+    if outcome.plan is None:
+        return
+    try:
+        if outcome.plan_ok and outcome.layer in ("engine", "recovery"):
+            fastpath.learn(probe, outcome.plan, cat, turn_id=turn_id, latency_ms=outcome.latency_ms)
+            autopath.record_success(probe, outcome.plan, cat, latency_ms=outcome.latency_ms)
+        elif not outcome.plan_ok:
+            autopath.record_failure(probe, outcome.plan, reason=outcome.error or outcome.final_kind)
+    except Exception:
+        logger.exception("plan memory could not learn from turn %s", turn_id)
 
 
 def _counting(outcome: TurnOutcome, call: llm.LLMResult) -> TurnOutcome:
@@ -153,9 +221,22 @@ def _counting(outcome: TurnOutcome, call: llm.LLMResult) -> TurnOutcome:
     )
 
 
-def _finish(outcome: TurnOutcome, started: float, ids: dict) -> TurnOutcome:
+def _finish(
+    outcome: TurnOutcome,
+    started: float,
+    ids: dict,
+    inp: TurnInput,
+    probe: memory.Probe | None = None,
+    recall: memory.Recall | None = None,
+) -> TurnOutcome:
     latency = int(monotonic_ms() - started)
     outcome = replace(outcome, latency_ms=latency)
+    if settings.METNOS_PLAN_MEMORY:
+        try:
+            probe = probe or memory.probe(inp.text, None, extract(inp.text), inp.user_id)
+            memory.observe(probe, turn_id=inp.turn_id, outcome=outcome, recall=recall)
+        except Exception:
+            logger.exception("could not record the observation of turn %s", inp.turn_id)
     bus.emit("layer.resolved", {"layer": outcome.layer, "final_kind": outcome.final_kind}, **ids)
     if outcome.final_kind == "error":
         bus.emit("error", {"message": outcome.error or outcome.text}, **ids)

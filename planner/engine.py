@@ -10,6 +10,7 @@ Caps end the turn as cap_steps / cap_same_executor."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
@@ -26,7 +27,7 @@ from planner.intent import Intent
 from planner.plan import Plan, resolve
 from planner.scratchpad import Scratchpad
 from planner.turn import Sink, TurnInput, TurnOutcome
-from planner.validator import validate
+from planner.validator import Problem, validate
 from routing.chain import RouteDecision
 from routing.registry import current
 
@@ -47,7 +48,7 @@ class Tally:
         self.calls += 1
 
     def outcome(
-        self, final_kind: str, text: str, layer: str, *, decision: RouteDecision, trace: dict, error: str = ""
+        self, final_kind: str, text: str, layer: str, *, decision: RouteDecision | None, trace: dict, error: str = ""
     ) -> TurnOutcome:
         return TurnOutcome(
             final_kind=final_kind,
@@ -57,7 +58,7 @@ class Tally:
             cost_usd=self.cost,
             model_ms=self.model_ms,
             model_calls=self.calls,
-            route=decision.to_dict(),
+            route=decision.to_dict() if decision else {},
             error=error,
             trace=trace,
         )
@@ -96,7 +97,10 @@ def run(
     decision: RouteDecision,
     sink: Sink,
     ids: dict,
+    excluded: Callable[[dict], bool] | None = None,
 ) -> TurnOutcome:
+    """`excluded(plan)` says a plan is an anti-autopath (failed repeatedly for this kind of
+    request): it is treated as invalid, so the proposer is asked once for another."""
     tally = Tally()
     trace: dict = {"candidates": [c.name for c in candidates], "intent": intent.__dict__, "attempts": []}
     ctx = ExecContext(
@@ -155,6 +159,9 @@ def run(
         record["plan"] = plan.to_dict()
         record["validation"] = [str(p) for p in found]
         found = [p for p in found if p.blocking]
+        if not found and excluded is not None and excluded(plan.to_dict()):
+            found = [Problem(1, "excluded_plan", "this plan failed repeatedly for such requests; propose another")]
+            record["validation"].append(str(found[0]))
         if found:
             problems = [str(p) for p in found]
             causes = {recovery.classify(p.error_class) for p in found}
@@ -167,7 +174,7 @@ def run(
         execution = _execute(plan, catalog, ctx, inp, runtime, fill, sink, ids)
         record["steps"] = [s.to_dict() for s in execution.steps]
         if execution.status == "ok":
-            return outcome("answer", execution.final_text, layer)
+            return replace(outcome("answer", execution.final_text, layer), plan=plan.to_dict(), plan_ok=True)
         if execution.status in CAP_KINDS:
             return outcome(execution.status, f"I stopped: the plan hit the {execution.status} limit.", layer)
         failed = execution.failed
@@ -175,12 +182,42 @@ def run(
         record["recovery"] = {"failed_step": failed.index, "error_class": failed.error_class, "cause": cause}
         detail = f"step {failed.index} ({failed.tool}) failed: {failed.observation.get('error', failed.error_class)}"
         if not recovery.retryable(cause) or attempt == 1:
-            return dead_end(cause, detail)
+            return replace(dead_end(cause, detail), plan=plan.to_dict())
         problems = [detail]
         if cause == "wrong_tool":
             allowed = [c for c in allowed if c.name != failed.tool] or allowed
         layer = "recovery"
     return dead_end(validation_cause, problems[0] if problems else "no plan")
+
+
+def run_remembered(inp: TurnInput, *, plan: Plan, layer: str, catalog: Catalog, sink: Sink, ids: dict) -> TurnOutcome:
+    """A plan from memory (fastpath or autopath), already bound to this request's values and
+    validated: executed deterministically, with no proposer call. Fillers, if the plan has any,
+    still ask the fast tier. A failed step ends as `error` here; dispatch then falls through to
+    the engine, so the user still gets an answer."""
+    tally = Tally()
+    ctx = ExecContext(
+        workspace=inp.workspace_path,
+        turn_id=inp.turn_id,
+        actor=inp.actor,
+        lang=inp.lang,
+        scratchpad=Scratchpad(inp.turn_id),
+    )
+    runtime = {"actor": inp.actor, "lang": inp.lang, "channel": "web", "now": now().isoformat(timespec="seconds")}
+    execution = _execute(plan, catalog, ctx, inp, runtime, _filler(inp, tally, ids), sink, ids)
+    trace = {"memory_steps": [s.to_dict() for s in execution.steps]}
+    decision = None  # no model was routed to: memory answered
+    if execution.status == "ok":
+        return replace(
+            tally.outcome("answer", execution.final_text, layer, decision=decision, trace=trace),
+            plan=plan.to_dict(),
+            plan_ok=True,
+        )
+    failed = execution.failed
+    detail = f"{execution.status}" if failed is None else f"step {failed.index} ({failed.tool}): {failed.error_class}"
+    return replace(
+        tally.outcome("error", detail, layer, decision=decision, trace=trace, error=detail), plan=plan.to_dict()
+    )
 
 
 def _execute(plan: Plan, catalog, ctx, inp: TurnInput, runtime, fill, sink: Sink, ids: dict) -> Execution:

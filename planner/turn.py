@@ -10,7 +10,7 @@ from pathlib import Path
 from core.ir import Message, Usage
 
 FINAL_KINDS = ("answer", "ask", "awaiting", "needs_inputs", "cap_steps", "cap_same_executor", "loop_break", "error")
-LAYERS = ("pre_fastpath", "direct", "engine", "recovery", "terminator", "react", "route")
+LAYERS = ("pre_fastpath", "fastpath", "autopath", "direct", "engine", "recovery", "terminator", "react", "route")
 MODES = ("engine", "react")
 
 
@@ -49,6 +49,10 @@ class TurnOutcome:
     # For `ask` and `needs_inputs`: what to resume from when the user answers
     # ({"kind", "request", "question"}). Nothing waits in memory meanwhile.
     pending: dict = field(default_factory=dict)
+    # The plan that ran, as executed (literal values), when it answered or failed: plan memory
+    # learns from the first and counts the second.
+    plan: dict | None = None
+    plan_ok: bool = False
 
 
 @dataclass

@@ -1,0 +1,151 @@
+"""L0 fastpath: a remembered plan for every request the full plan answered, served with no
+model call. Stage 1 is an exact match on the masked request's hash (a B-tree lookup); stage 2
+is a cosine K-NN over embeddings (pgvector HNSW) under the guards in planner.memory.
+
+Entries are made by `learn` from every turn the engine completed, age out (`age`, nightly),
+are superseded by a newer plan for the same masked request, retire when an executor they use
+is gone or has changed, and can be pinned, disabled or removed in the admin."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Q
+from pgvector.django import CosineDistance
+
+from core.clock import monotonic_ms, now
+from planner import params as P
+from planner.catalog import Catalog
+from planner.memory import Probe, Recall, admit, executors_of
+from planner.models import Fastpath
+
+logger = logging.getLogger(__name__)
+NEIGHBOURS = 5
+
+
+def _scope(owner_id: int | None) -> Q:
+    return Q(owner_id=owner_id) | Q(owner__isnull=True) if owner_id else Q(owner__isnull=True)
+
+
+def _current(entry: Fastpath, catalog: Catalog) -> bool:
+    return executors_of(entry.plan, catalog) == entry.executors
+
+
+def lookup(probe: Probe, catalog: Catalog, started: float) -> Recall | None:
+    active = Fastpath.objects.filter(_scope(probe.owner_id), status=Fastpath.Status.ACTIVE)
+    # Stage 1: the same masked request. The user's own entries before seeds.
+    for entry in active.filter(key=probe.key).order_by(F("owner_id").desc(nulls_last=True), "-created_at")[:3]:
+        if not _current(entry, catalog):
+            continue
+        admitted = admit(entry, probe, catalog, stage=1, cosine=1.0)
+        if admitted:
+            return Recall("fastpath", entry, admitted[0], admitted[1], 1, 1.0, monotonic_ms() - started)
+    # Stage 2: the nearest entries by meaning, then every guard.
+    vector = list(probe.embedding)
+    nearest = active.annotate(distance=CosineDistance("embedding", vector)).order_by("distance")[:NEIGHBOURS]
+    for entry in nearest:
+        cosine = 1.0 - float(entry.distance)
+        if cosine < settings.METNOS_MEMORY_MIN_COSINE:
+            break
+        if not _current(entry, catalog):
+            continue
+        admitted = admit(entry, probe, catalog, stage=2, cosine=cosine)
+        if admitted:
+            return Recall("fastpath", entry, admitted[0], admitted[1], 2, cosine, monotonic_ms() - started)
+    return None
+
+
+@transaction.atomic
+def learn(
+    probe: Probe,
+    plan: dict,
+    catalog: Catalog,
+    *,
+    turn_id: str | None,
+    latency_ms: int = 0,
+    source: str = Fastpath.Source.LEARNED,
+    owner_id: int | None = None,
+) -> Fastpath | None:
+    """Remember a plan that just succeeded for this request; None when it cannot be remembered
+    safely (planner.params.NotLearnable) or names an executor the catalog lacks."""
+    try:
+        template, slots = P.parametrize(plan, probe.extraction)
+    except P.NotLearnable as exc:
+        logger.info("not remembered: %s", exc)
+        return None
+    executors = executors_of(template, catalog)
+    if executors is None:
+        return None
+    digest = P.plan_hash(template)
+    owner_id = probe.owner_id if owner_id is None and source == Fastpath.Source.LEARNED else owner_id
+    existing = (
+        Fastpath.objects.select_for_update()
+        .filter(key=probe.key, owner_id=owner_id, status=Fastpath.Status.ACTIVE)
+        .order_by("-created_at")
+    )
+    same = [e for e in existing if e.plan_hash == digest]
+    if same:
+        Fastpath.objects.filter(pk=same[0].pk).update(
+            successes=F("successes") + 1, last_used_at=now(), latency_ms_total=F("latency_ms_total") + latency_ms
+        )
+        return same[0]
+    entry = Fastpath.objects.create(
+        owner_id=owner_id,
+        source=source,
+        example_request=probe.text[:2000],
+        masked_request=probe.masked[:2000],
+        key=probe.key,
+        signature=list(probe.signature),
+        verb=probe.intent.verb or "",
+        object=probe.intent.object or "",
+        slots=slots,
+        slot_counts=probe.extraction.counts,
+        plan=template,
+        plan_hash=digest,
+        executors=executors,
+        embedding=list(probe.embedding),
+        successes=1,
+        latency_ms_total=latency_ms,
+        source_turn_id=turn_id,
+        pinned=source == Fastpath.Source.SEED,
+    )
+    for older in existing:
+        if older.pk != entry.pk and not older.pinned:
+            older.status, older.superseded_by, older.reason = Fastpath.Status.SUPERSEDED, entry, "a newer plan"
+            older.save(update_fields=["status", "superseded_by", "reason", "updated_at"])
+    return entry
+
+
+def used(entry: Fastpath, *, success: bool, latency_ms: int) -> None:
+    Fastpath.objects.filter(pk=entry.pk).update(
+        uses=F("uses") + 1,
+        successes=F("successes") + int(success),
+        failures=F("failures") + int(not success),
+        latency_ms_total=F("latency_ms_total") + latency_ms,
+        last_used_at=now(),
+    )
+
+
+def disable(entry_id, reason: str) -> int:
+    return Fastpath.objects.filter(pk=entry_id).update(status=Fastpath.Status.DISABLED, reason=reason[:200])
+
+
+def age(catalog: Catalog) -> dict[str, int]:
+    """Retire what is stale or can no longer run. Idempotent: a second run finds nothing new."""
+    cutoff = now() - timedelta(days=settings.METNOS_FASTPATH_MAX_IDLE_DAYS)
+    active = Fastpath.objects.filter(status=Fastpath.Status.ACTIVE)
+    stale = active.filter(pinned=False).filter(
+        Q(last_used_at__lt=cutoff) | Q(last_used_at__isnull=True, created_at__lt=cutoff)
+    )
+    reason = f"unused for {settings.METNOS_FASTPATH_MAX_IDLE_DAYS} days"
+    idle = stale.update(status=Fastpath.Status.RETIRED, reason=reason)
+    changed = 0
+    for entry in active.only("id", "plan", "executors"):
+        if not _current(entry, catalog):
+            changed += Fastpath.objects.filter(pk=entry.pk).update(
+                status=Fastpath.Status.RETIRED, reason="an executor it uses is gone or has changed"
+            )
+    return {"idle": idle, "executor_changed": changed}

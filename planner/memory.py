@@ -1,0 +1,268 @@
+"""Plan memory: what L0 (planner.fastpath) and L1 (planner.autopath) share.
+
+A request is a Probe: its typed values and masked text (planner.params), its intent and its
+signature, and (only when a stage needs it) its embedding. A remembered plan is served only
+when every guard holds; otherwise it is a miss and the request goes on to the proposer:
+
+    same masked request (stage 1) or cosine ≥ METNOS_MEMORY_MIN_COSINE (stage 2)
+    and the intent's verbs agree and its objects are equal
+    and the signatures agree (slots, modifiers, negation, objects and content words equal;
+        verbs of the same tool family)
+    and the same number of values of each type, matched by position only where that is safe
+    and the validator passes with the filled-in values.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+
+from core.clock import monotonic_ms
+from planner import params as P
+from planner.catalog import Catalog
+from planner.intent import TOOL_VERBS, Intent
+from planner.plan import PLACEHOLDER, Plan, PlanError, parse
+from planner.validator import validate
+
+logger = logging.getLogger(__name__)
+
+# Words whose presence or absence does not change what a plan does.
+SOFT_WORDS = frozenset(
+    "there exist exists text content contents ones entries items every each currently right all "
+    "tutti tutte ogni contenuto testo".split()
+)
+
+
+@dataclass
+class Probe:
+    text: str
+    extraction: P.Extraction
+    intent: Intent
+    owner_id: int | None
+    signature: tuple[str, ...] = ()
+    _embedding: tuple[float, ...] | None = field(default=None, repr=False)
+
+    @property
+    def key(self) -> str:
+        return self.extraction.key
+
+    @property
+    def masked(self) -> str:
+        return self.extraction.masked
+
+    @property
+    def embedding(self) -> tuple[float, ...]:
+        if self._embedding is None:
+            from planner.embeddings import embed
+
+            self._embedding = embed(P.normalize(self.masked))
+        return self._embedding
+
+
+def probe(text: str, workspace, intent: Intent, owner_id: int | None) -> Probe:
+    extraction = P.extract(text, workspace)
+    return Probe(text, extraction, intent, owner_id, P.signature(extraction.masked))
+
+
+@dataclass(frozen=True)
+class Recall:
+    layer: str  # fastpath | autopath
+    entry: Any  # the Fastpath or Autopath row
+    plan: Plan  # bound: the request's values in place of its slots
+    params: dict[str, Any]
+    stage: int  # 1 exact, 2 embedding
+    cosine: float
+    lookup_ms: float
+
+    def to_trace(self) -> dict:
+        return {
+            "layer": self.layer,
+            "id": str(self.entry.id),
+            "source": self.entry.source,
+            "stage": self.stage,
+            "cosine": round(self.cosine, 4),
+            "params": self.params,
+            "masked_request": self.entry.masked_request,
+            "lookup_ms": round(self.lookup_ms, 2),
+        }
+
+
+def verbs_agree(a: str | None, b: str | None) -> bool:
+    if a == b:
+        return True
+    if a is None or b is None:
+        return False
+    return bool(set(TOOL_VERBS.get(a, ())) & set(TOOL_VERBS.get(b, ())))
+
+
+def signatures_agree(learned: tuple[str, ...], probe_sig: tuple[str, ...]) -> bool:
+    """Every token but verbs must be the same on both sides (soft words aside); each verb must
+    have a verb of the same tool family on the other side."""
+    a = {t for t in learned if t not in SOFT_WORDS}
+    b = {t for t in probe_sig if t not in SOFT_WORDS}
+    if {t for t in a if not t.startswith("v:")} != {t for t in b if not t.startswith("v:")}:
+        return False
+    verbs_a = [t[2:] for t in a if t.startswith("v:")]
+    verbs_b = [t[2:] for t in b if t.startswith("v:")]
+    return all(any(verbs_agree(x, y) for y in verbs_b) for x in verbs_a) and all(
+        any(verbs_agree(y, x) for x in verbs_a) for y in verbs_b
+    )
+
+
+def bind(plan: dict, values: dict[str, Any]) -> dict:
+    """The plan with ${PARAM:x} replaced: whole-value slots keep the value's type."""
+
+    def one(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {k: one(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [one(v) for v in node]
+        if isinstance(node, str) and "${PARAM:" in node:
+            whole = PLACEHOLDER.fullmatch(node)
+            if whole and whole.group(3) == "PARAM":
+                return values[whole.group(4)]
+            return PLACEHOLDER.sub(
+                lambda m: str(values[m.group(4)]) if m.group(3) == "PARAM" else m.group(0),
+                node,
+            )
+        return node
+
+    return {**plan, "steps": one(plan.get("steps", [])), "final_message": one(plan.get("final_message", "")),
+            "fillers": one(plan.get("fillers", {}))}  # fmt: skip
+
+
+def admit(entry, probe_: Probe, catalog: Catalog, *, stage: int, cosine: float) -> tuple[Plan, dict] | None:
+    """The entry's plan bound to the probe's values when every guard holds, else None."""
+    if stage == 2:
+        if cosine < settings.METNOS_MEMORY_MIN_COSINE:
+            return None
+        if not verbs_agree(entry.verb or None, probe_.intent.verb) or (entry.object or None) != probe_.intent.object:
+            return None
+        if not signatures_agree(tuple(entry.signature), probe_.signature):
+            return None
+        if not P.order_safe(entry.plan, entry.slot_counts):
+            return None
+    values = P.fill(entry.slots, probe_.extraction, entry.slot_counts)
+    if values is None:
+        return None
+    try:
+        plan = parse(bind(entry.plan, values))
+    except (PlanError, KeyError):
+        return None
+    if any(p.blocking for p in validate(plan, catalog)):
+        return None
+    return plan, values
+
+
+def lookup(probe_: Probe, catalog: Catalog) -> Recall | None:
+    """L0, then L1 when the intent is complete (verb and object)."""
+    from planner import autopath, fastpath
+
+    started = monotonic_ms()
+    recall = fastpath.lookup(probe_, catalog, started)
+    if recall is None and probe_.intent.verb and probe_.intent.object:
+        recall = autopath.lookup(probe_, catalog, started)
+    return recall
+
+
+def executors_of(plan: dict, catalog: Catalog) -> dict[str, str] | None:
+    """{name: digest} of the plan's executors, or None when one is missing from the catalog."""
+    out = {}
+    for step in plan.get("steps", []):
+        executor = catalog.get(step.get("tool"))
+        if executor is None:
+            return None
+        out[executor.name] = executor.digest
+    return out
+
+
+def _uuid(value) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(str(value))
+    except (TypeError, ValueError):
+        return None
+
+
+def template_of(probe_: Probe, plan: dict | None) -> dict | None:
+    """The plan as memory keeps it: parametrized when it can be, literal otherwise."""
+    if plan is None:
+        return None
+    try:
+        return P.parametrize(plan, probe_.extraction)[0]
+    except P.NotLearnable:
+        return plan
+
+
+def observe(probe_: Probe, *, turn_id, outcome, recall: Recall | None) -> None:
+    """One append-only row for the turn (planner.models.Observation)."""
+    from planner.models import Observation
+
+    template = template_of(probe_, outcome.plan)
+    Observation.objects.create(
+        owner_id=probe_.owner_id,
+        turn_id=_uuid(turn_id),
+        verb=probe_.intent.verb or "",
+        object=probe_.intent.object or "",
+        masked_request=probe_.masked[:4000],
+        key=probe_.key,
+        embedding=list(probe_._embedding) if probe_._embedding is not None else None,
+        plan=template,
+        plan_hash=P.plan_hash(template) if template else "",
+        layer=outcome.layer,
+        final_kind=outcome.final_kind,
+        success=succeeded(outcome),
+        latency_ms=outcome.latency_ms,
+        memory_id=recall.entry.id if recall else None,
+    )
+
+
+def succeeded(outcome) -> bool:
+    return (
+        outcome.final_kind == "answer"
+        and outcome.layer not in ("terminator",)
+        and (outcome.plan is None or outcome.plan_ok)
+    )
+
+
+NEGATIVE = ("down", "wrong_plan")
+
+
+def feedback(*, turn_id, trace: dict, value: str, owner_id: int | None) -> None:
+    """A person's verdict on a turn. 👎 or "wrong plan" on an answer memory served stops that
+    entry from serving at once (the next identical request goes to the model); on an answer the
+    engine planned, the fastpath it taught is disabled. "wrong plan" also bans the plan for that
+    kind of request (an anti-autopath)."""
+    from planner import autopath, fastpath
+    from planner.models import Autopath, Fastpath, Observation
+
+    turn = _uuid(turn_id)
+    Observation.objects.filter(turn_id=turn).update(feedback=value)
+    if value not in NEGATIVE:
+        return
+    served = (trace or {}).get("memory") or {}
+    reason = "wrong plan" if value == "wrong_plan" else "thumbs down"
+    entry = None
+    if served.get("layer") == "fastpath":
+        fastpath.disable(served["id"], f"feedback: {reason}")
+        entry = Fastpath.objects.filter(pk=served["id"]).first()
+    elif served.get("layer") == "autopath":
+        autopath.demote(served["id"], reason)
+        entry = Autopath.objects.filter(pk=served["id"]).first()
+    Fastpath.objects.filter(source_turn_id=turn, status=Fastpath.Status.ACTIVE).update(
+        status=Fastpath.Status.DISABLED, reason=f"feedback: {reason} on the turn that taught it"
+    )
+    observed = Observation.objects.filter(turn_id=turn).exclude(plan_hash="").first()
+    if observed is not None:
+        for learned in Autopath.objects.filter(
+            owner_id=owner_id, plan_hash=observed.plan_hash, verb=observed.verb, object=observed.object
+        ):
+            autopath.demote(learned.pk, reason)
+    if value == "wrong_plan":
+        if entry is not None:
+            autopath.ban(owner_id, entry.verb, entry.object, entry.plan, "feedback: wrong plan")
+        elif observed is not None and observed.plan:
+            autopath.ban(owner_id, observed.verb, observed.object, observed.plan, "feedback: wrong plan")

@@ -1,0 +1,318 @@
+"""Typed values in a request, and plans parametrized by them: what lets plan memory serve
+"read notes/b.md" with the plan it learned on "read notes/a.md" and read the right file.
+
+    extract("read notes/a.md and show the last 2 lines", ws)
+      → values path_1 = "notes/a.md", number_1 = 2
+      → masked "read <path:1> and show the last <number:1> lines"
+    parametrize(plan, extraction)
+      → {"paths": ["${PARAM:path_1}"], "tail_lines": "${PARAM:number_1}"} and the slots' types
+    fill(slots, probe extraction) → the values for a new request, or None when types and counts do
+      not line up unambiguously (a miss: never guess).
+
+Types: url, email, quoted (a quoted string), glob, path (a workspace path: a name with a file
+extension or a slash, or a word naming something that exists in the workspace), datetime (an
+explicit date or time; "today" stays a word, so it is part of what the request means),
+ext (".md"), identifier (`backticked`, snake_case, ALLCAPS, letters with digits) and number.
+Values are found in that order; a span taken by one type is not looked at again."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from planner.intent import _OBJECT_PHRASES, _OBJECT_STEMS, _VERB_PHRASES, _VERB_STEMS
+from planner.plan import PLACEHOLDER
+from planner.text import STOPWORDS, fold, stems
+
+_MONTHS = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?|sep(?:t(?:ember)?)?"
+    r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|gennaio|febbraio|marzo|aprile|maggio|giugno|luglio|agosto"
+    r"|settembre|ottobre|novembre|dicembre)"
+)
+PATTERNS: tuple[tuple[str, re.Pattern], ...] = (
+    ("url", re.compile(r"https?://[^\s'\"<>]+[^\s'\"<>.,;:!?)]")),
+    ("email", re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+(?<![.])")),
+    ("quoted", re.compile(
+        r"(?<!\w)'([^'\n]{1,500})'(?!\w)|\"([^\"\n]{1,500})\"|\u201c([^\u201d\n]{1,500})\u201d|«([^»\n]{1,500})»"
+    )),
+    ("glob", re.compile(r"(?<![\w/])(?=\S*[\w.])((?:[\w.-]+/)*[\w.-]*\*[\w.*?/-]*)")),
+    ("datetime", re.compile(
+        r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?)?\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}:\d{2}\b"
+        rf"|\b\d{{1,2}}(?:st|nd|rd|th)? {_MONTHS}\b(?: \d{{4}})?"
+        rf"|\b{_MONTHS} \d{{1,2}}(?:st|nd|rd|th)?\b(?:,? \d{{4}})?",
+        re.IGNORECASE,
+    )),
+    ("path", re.compile(
+        r"(?<![\w/.:@-])(~?(?:[\w.-]+/)+[\w.-]*|[\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,5})(?![\w/])"
+    )),
+    ("ext", re.compile(r"(?:(?<=\s)|^|(?<=[(\[]))(\.[A-Za-z][A-Za-z0-9]{0,5})\b")),
+    ("identifier", re.compile(
+        r"`([^`\n]{1,200})`|\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b|\b[A-Z]{2,}[A-Z0-9]*\b|\b[A-Za-z]+\d+[A-Za-z0-9]*\b"
+    )),
+    ("number", re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.]|\.\d)")),
+)  # fmt: skip
+TYPES = tuple(name for name, _ in PATTERNS)
+# Types whose every value must find its slot in a plan for the plan to be learned: a plan that
+# ignores a path or a number the request gave is not a plan for that request.
+_NEGATIONS = frozenset("not no never without except dont don't non nessuno senza tranne mai".split())
+_FILLERS = frozenset("tell give let me please kindly could would you can now thanks dimmi fammi".split())
+# Words that change what a step does, folded onto one token per meaning.
+_MODIFIERS = {
+    "last": "last", "final": "last", "ending": "last", "bottom": "last", "tail": "last", "ultime": "last",
+    "ultimi": "last", "ultima": "last", "ultimo": "last",
+    "first": "first", "initial": "first", "top": "first", "head": "first", "beginning": "first", "prime": "first",
+    "primi": "first", "prima": "first", "primo": "first",
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Value:
+    type: str
+    text: str  # as written in the request (quotes stripped)
+    value: Any  # typed: int/float for numbers, str otherwise
+    start: int
+    end: int
+    index: int  # 1-based, per type, in order of appearance
+
+    @property
+    def name(self) -> str:
+        return f"{self.type}_{self.index}"
+
+
+@dataclass(frozen=True)
+class Extraction:
+    text: str
+    values: tuple[Value, ...]
+    masked: str
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return dict(Counter(v.type for v in self.values))
+
+    def by_name(self) -> dict[str, Value]:
+        return {v.name: v for v in self.values}
+
+    @property
+    def key(self) -> str:
+        """Stage 1's fingerprint: a hash of the normalized masked request."""
+        return hashlib.sha256(normalize(self.masked).encode()).hexdigest()
+
+
+def _number(text: str) -> int | float:
+    return float(text) if "." in text else int(text)
+
+
+def extract(text: str, workspace: Path | None = None) -> Extraction:
+    taken: list[tuple[int, int, str, str]] = []  # start, end, type, text
+
+    def free(start: int, end: int) -> bool:
+        return all(end <= s or start >= e for s, e, _, _ in taken)
+
+    for kind, pattern in PATTERNS:
+        for match in pattern.finditer(text):
+            group = next((g for g in match.groups() if g), None) if match.groups() else None
+            start, end = match.span()
+            if not free(start, end):
+                continue
+            value = group if group is not None else match.group(0)
+            if kind == "path":
+                value = value.rstrip(".")
+                end = start + len(match.group(0).rstrip("."))
+            taken.append((start, end, kind, value))
+    if workspace is not None:  # a plain word that names something in the workspace is a path
+        for match in re.finditer(r"(?<![\w./-])[\w-]{2,}(?![\w/])", text):
+            word = match.group(0)
+            if free(*match.span()) and fold(word) not in STOPWORDS and (workspace / word).exists():
+                taken.append((match.start(), match.end(), "path", word))
+    taken.sort()
+    counters: Counter[str] = Counter()
+    values = []
+    for start, end, kind, raw in taken:
+        counters[kind] += 1
+        typed = _number(raw) if kind == "number" else raw
+        values.append(Value(kind, raw, typed, start, end, counters[kind]))
+    masked, cursor = [], 0
+    for v in values:
+        masked += [text[cursor : v.start], f"<{v.type}:{v.index}>"]
+        cursor = v.end
+    masked.append(text[cursor:])
+    return Extraction(text, tuple(values), "".join(masked))
+
+
+def normalize(masked: str) -> str:
+    return re.sub(r"\s+", " ", fold(masked)).strip(" ?!.,;:")
+
+
+_SLOT_TOKEN = re.compile(r"<(\w+):\d+>")
+
+
+def signature(masked: str) -> tuple[str, ...]:
+    """What the request asks, as a sorted set of tokens: intent verbs and objects as their labels,
+    modifiers (last/first) folded, negations kept, slots as their type, the rest as stems, with
+    stop-words and politeness dropped. Two requests reuse one plan only with equal signatures:
+    "the first 3 lines" never gets the plan for "the last 3 lines", "don't read" never gets
+    "read"'s, and an extra constraint ("… and count the words") is an extra token."""
+    text = " " + _SLOT_TOKEN.sub(lambda m: f" slot{m.group(1)} ", fold(masked)) + " "
+    text = re.sub(r"n't\b", " not", text)
+    tokens: set[str] = set()
+    for phrases, prefix in ((_VERB_PHRASES, "v"), (_OBJECT_PHRASES, "o")):
+        for phrase, label in phrases:
+            if f" {phrase} " in text:
+                text = text.replace(f" {phrase} ", " ")
+                tokens.add(f"{prefix}:{label}")
+    for word in re.findall(r"[a-z0-9']+", text):
+        if word.startswith("slot"):
+            tokens.add(f"<{word[4:]}>")
+        elif word in _NEGATIONS:
+            tokens.add("not")
+        elif word in _MODIFIERS:
+            tokens.add(f"m:{_MODIFIERS[word]}")
+        elif word in STOPWORDS or word in _FILLERS or word.isdigit():
+            continue
+        else:
+            variants = stems(word)
+            verb = next((_VERB_STEMS[s] for s in variants if s in _VERB_STEMS), None)
+            obj = next((_OBJECT_STEMS[s] for s in variants if s in _OBJECT_STEMS), None)
+            tokens.add(f"v:{verb}" if verb else f"o:{obj}" if obj else min(variants))
+    return tuple(sorted(tokens))
+
+
+class NotLearnable(ValueError):
+    """The plan cannot be remembered safely (a value the request gave is not used, or one
+    literal could come from two values)."""
+
+
+def _bounded(haystack: str, needle: str) -> list[int]:
+    """Where needle occurs in haystack with no letter or digit glued to either side."""
+    found = []
+    for match in re.finditer(re.escape(needle), haystack):
+        before = haystack[match.start() - 1] if match.start() else " "
+        after = haystack[match.end()] if match.end() < len(haystack) else " "
+        if not (before.isalnum() or after.isalnum()):
+            found.append(match.start())
+    return found
+
+
+def parametrize(plan: dict, extraction: Extraction) -> tuple[dict, dict[str, dict]]:
+    """The plan with the request's values replaced by ${PARAM:type_i} slots, and the slots'
+    specs {name: {"type", "cast"}}. Constants the model chose stay. Raises NotLearnable."""
+    values = sorted(extraction.values, key=lambda v: -len(v.text))
+    used: set[str] = set()
+    slots: dict[str, dict] = {}
+
+    def whole(value: Any) -> Any:
+        matches = [v for v in extraction.values if _same(v, value)]
+        if len({(v.type, v.text) for v in matches}) > 1 or len(matches) > 1:
+            raise NotLearnable(f"{value!r} could come from more than one value of the request")
+        if matches:
+            v = matches[0]
+            used.add(v.name)
+            slots[v.name] = {"type": v.type, "cast": type(value).__name__}
+            return f"${{PARAM:{v.name}}}"
+        return value
+
+    def inside(text: str) -> str:
+        out = text
+        for v in values:
+            if len(v.text) < 2 and v.type != "number":
+                continue
+            spots = _bounded(out, v.text)
+            if not spots:
+                continue
+            if sum(1 for other in values if other.text == v.text) > 1:
+                raise NotLearnable(f"{v.text!r} appears more than once in the request")
+            slot = f"${{PARAM:{v.name}}}"
+            for at in reversed(spots):
+                out = out[:at] + slot + out[at + len(v.text) :]
+            used.add(v.name)
+            slots.setdefault(v.name, {"type": v.type, "cast": "str"})
+        return out
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {k: walk(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        if isinstance(node, bool):
+            return node
+        if isinstance(node, int | float):
+            return whole(node)
+        if isinstance(node, str):
+            if PLACEHOLDER.fullmatch(node):
+                return node
+            replaced = whole(node)
+            return replaced if replaced is not node else _inside_keeping_placeholders(node, inside)
+        return node
+
+    learned = copy.deepcopy(plan)
+    learned["steps"] = [{**step, "args": walk(step.get("args", {}))} for step in learned.get("steps", [])]
+    missing = [v.name for v in extraction.values if v.name not in used]
+    if missing:
+        raise NotLearnable(f"the plan does not use {', '.join(missing)} from the request")
+    for key in ("final_message",):
+        if isinstance(learned.get(key), str):
+            learned[key] = _inside_keeping_placeholders(learned[key], inside)
+    if isinstance(learned.get("fillers"), dict):
+        learned["fillers"] = walk(learned["fillers"])
+    return learned, slots
+
+
+def _same(v: Value, literal: Any) -> bool:
+    if isinstance(literal, bool):
+        return False
+    if isinstance(literal, int | float):
+        return v.type == "number" and v.value == literal
+    return literal == v.text and v.type != "number"
+
+
+def _inside_keeping_placeholders(text: str, inside) -> str:
+    """Replace values inside `text` but never inside an existing ${...} placeholder."""
+    parts = re.split(r"(\$\{[^}]*\})", text)
+    return "".join(part if part.startswith("${") else inside(part) for part in parts)
+
+
+def fill(slots: dict[str, dict], probe: Extraction, learned_counts: dict[str, int]) -> dict[str, Any] | None:
+    """Values for the slots from a new request, or None: the probe must give exactly as many
+    values of each type as the learned request did, and every slot must be there."""
+    if probe.counts != learned_counts:
+        return None
+    found = probe.by_name()
+    params: dict[str, Any] = {}
+    for name, spec in slots.items():
+        value = found.get(name)
+        if value is None or value.type != spec["type"]:
+            return None
+        if spec["cast"] in ("int", "float"):
+            if value.type != "number" or (spec["cast"] == "int" and not float(value.value).is_integer()):
+                return None  # an int slot takes only a whole number
+            params[name] = int(value.value) if spec["cast"] == "int" else float(value.value)
+        else:
+            params[name] = value.text
+    return params
+
+
+def order_safe(plan: dict, counts: dict[str, int]) -> bool:
+    """Whether values of one type can be matched by position when the wording differs: only
+    when every slot of a type that occurs more than once sits in one argument (a list, read in
+    order: "the mean of 3, 4 and 5"). "copy a.md to b.md" and "to b.md copy a.md" are not."""
+    for kind, count in counts.items():
+        if count < 2:
+            continue
+        homes = set()
+        for index, step in enumerate(plan.get("steps", [])):
+            for arg, value in step.get("args", {}).items():
+                if f"${{PARAM:{kind}_" in json.dumps(value):
+                    homes.add((index, arg))
+        if len(homes) > 1:
+            return False
+    return True
+
+
+def plan_hash(plan: dict) -> str:
+    return hashlib.sha256(json.dumps(plan, sort_keys=True).encode()).hexdigest()
