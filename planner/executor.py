@@ -197,8 +197,14 @@ def final_text(plan: Plan, results: dict[int, dict], source) -> str:
         if key in last:
             return render(last[key])
     if "entries" in last:
-        lines = [e.get("content") or e.get("path") or e.get("url") or render(e) for e in last["entries"]]
+        lines = [_entry_line(e) for e in last["entries"]]
         return f"{last.get('count', len(lines))} result(s):\n" + "\n".join(str(line) for line in lines[:50])
     if "path" in last:
         return f"Done: wrote {last['path']}."
     return render({k: v for k, v in last.items() if k != "ok"})
+
+
+def _entry_line(entry: dict) -> str:
+    if "line" in entry and "text" in entry:  # a match: where, then what
+        return f"{entry.get('path', '')}:{entry['line']}: {entry['text']}"
+    return str(entry.get("content") or entry.get("path") or entry.get("url") or render(entry))

@@ -162,6 +162,26 @@ def extract(text: str) -> Intent:
     )
 
 
+# The kinds of step each verb needs. Counting is about what finding returns (its count), so it
+# is a find; a summary is a read and then a write.
+STEP_KINDS: dict[str, tuple[str, ...]] = {
+    "read": ("read",),
+    "write": ("write",),
+    "list": ("list",),
+    "find": ("find",),
+    "count": ("find",),
+    "fetch": ("fetch",),
+    "run": ("run",),
+    "compute": ("compute",),
+    "summarize": ("read", "write"),
+    "tell": ("tell",),
+}
+
+
+def step_kinds(verbs) -> set[str]:
+    return {kind for verb in verbs for kind in STEP_KINDS.get(verb, ())}
+
+
 INTENT_MAX_TOKENS = 30
 
 

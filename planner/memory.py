@@ -15,6 +15,7 @@ when every guard holds; otherwise it is a miss and the request goes on to the pr
 from __future__ import annotations
 
 import logging
+import re
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,17 +25,11 @@ from django.conf import settings
 from core.clock import monotonic_ms
 from planner import params as P
 from planner.catalog import Catalog
-from planner.intent import TOOL_VERBS, Intent
+from planner.intent import TOOL_VERBS, Intent, extract, step_kinds
 from planner.plan import PLACEHOLDER, Plan, PlanError, parse
 from planner.validator import validate
 
 logger = logging.getLogger(__name__)
-
-# Words whose presence or absence does not change what a plan does.
-SOFT_WORDS = frozenset(
-    "there exist exists text content contents ones entries items every each currently right all "
-    "tutti tutte ogni contenuto testo".split()
-)
 
 
 @dataclass
@@ -63,8 +58,11 @@ class Probe:
         return self._embedding
 
 
-def probe(text: str, workspace, intent: Intent, owner_id: int | None) -> Probe:
+def probe(text: str, workspace, owner_id: int | None) -> Probe:
+    """The request as memory sees it. Its intent comes from the masked text: a value is not
+    part of what is asked ("notes/a.md" must not make "files" the object of "read its lines")."""
     extraction = P.extract(text, workspace)
+    intent = extract(re.sub(r"<\w+:\d+>", " ", extraction.masked))
     return Probe(text, extraction, intent, owner_id, P.signature(extraction.masked))
 
 
@@ -92,25 +90,26 @@ class Recall:
 
 
 def verbs_agree(a: str | None, b: str | None) -> bool:
-    if a == b:
+    """Equal, or of the same tool family (count and find). A side with no recognised verb
+    ("what is 6 * 7?") leaves the decision to the signature, which must then match."""
+    if a == b or a is None or b is None:
         return True
-    if a is None or b is None:
-        return False
     return bool(set(TOOL_VERBS.get(a, ())) & set(TOOL_VERBS.get(b, ())))
 
 
 def signatures_agree(learned: tuple[str, ...], probe_sig: tuple[str, ...]) -> bool:
-    """Every token but verbs must be the same on both sides (soft words aside); each verb must
-    have a verb of the same tool family on the other side."""
-    a = {t for t in learned if t not in SOFT_WORDS}
-    b = {t for t in probe_sig if t not in SOFT_WORDS}
-    if {t for t in a if not t.startswith("v:")} != {t for t in b if not t.startswith("v:")}:
+    """Every token but the verbs must be the same on both sides; the verbs must need the same
+    kinds of step ("find … and count them" = "how many …"; "read X and summarize it" ≠ "read X").
+    When one side names no verb at all, its other tokens decide."""
+    rest_a = {t for t in learned if not t.startswith("v:")}
+    rest_b = {t for t in probe_sig if not t.startswith("v:")}
+    if rest_a != rest_b:
         return False
-    verbs_a = [t[2:] for t in a if t.startswith("v:")]
-    verbs_b = [t[2:] for t in b if t.startswith("v:")]
-    return all(any(verbs_agree(x, y) for y in verbs_b) for x in verbs_a) and all(
-        any(verbs_agree(y, x) for x in verbs_a) for y in verbs_b
-    )
+    verbs_a = [t[2:] for t in learned if t.startswith("v:")]
+    verbs_b = [t[2:] for t in probe_sig if t.startswith("v:")]
+    if not verbs_a or not verbs_b:
+        return True
+    return step_kinds(verbs_a) == step_kinds(verbs_b)
 
 
 def bind(plan: dict, values: dict[str, Any]) -> dict:

@@ -61,7 +61,12 @@ TYPES = tuple(name for name, _ in PATTERNS)
 # Types whose every value must find its slot in a plan for the plan to be learned: a plan that
 # ignores a path or a number the request gave is not a plan for that request.
 _NEGATIONS = frozenset("not no never without except dont don't non nessuno senza tranne mai".split())
-_FILLERS = frozenset("tell give let me please kindly could would you can now thanks dimmi fammi".split())
+# Politeness and words whose presence does not change what a plan does.
+_FILLERS = frozenset(
+    """tell give let me please kindly could would you can now thanks dimmi fammi have has got hai ho
+    there exist exists text content contents ones entries items every each currently right all
+    tutti tutte ogni contenuto testo""".split()
+)
 # Words that change what a step does, folded onto one token per meaning.
 _MODIFIERS = {
     "last": "last", "final": "last", "ending": "last", "bottom": "last", "tail": "last", "ultime": "last",
@@ -166,6 +171,8 @@ def signature(masked: str) -> tuple[str, ...]:
             if f" {phrase} " in text:
                 text = text.replace(f" {phrase} ", " ")
                 tokens.add(f"{prefix}:{label}")
+    for operator in re.findall(r"[+*/\u00d7\u00f7^%=<>]|(?<![\w-])-(?![\w-])", text):
+        tokens.add(f"op:{operator}")  # "<number:1> * <number:2>" is not "<number:1> + <number:2>"
     for word in re.findall(r"[a-z0-9']+", text):
         if word.startswith("slot"):
             tokens.add(f"<{word[4:]}>")

@@ -16,7 +16,7 @@ from pathlib import Path
 from core.ir import ChatRequest, Message, SystemPrompt
 from planner import llm
 from planner.catalog import Executor
-from planner.intent import Intent
+from planner.intent import Intent, step_kinds
 from planner.plan import Plan, PlanError, parse
 from routing.registry import ModelConfig
 
@@ -181,26 +181,10 @@ def plan_schema(candidates: list[Executor], found: Mentions | None = None, max_s
     }
 
 
-# The kinds of step each intent verb needs. Counting is a question about what finding or listing
-# returns (its count), not a step of its own; a summary is a read and then a write.
-_STEP_KINDS: dict[str, tuple[str, ...]] = {
-    "read": ("read",),
-    "write": ("write",),
-    "list": ("list",),
-    "find": ("find",),
-    "count": (),
-    "fetch": ("fetch",),
-    "run": ("run",),
-    "compute": ("compute",),
-    "summarize": ("read", "write"),
-    "tell": ("tell",),
-}
-
-
 def steps_needed(intent: Intent) -> int:
     """At most one step per kind of step the request's verbs need (read, then write: two), never
     more than MAX_STEPS_PROPOSED: a small model pads a plan with steps nobody asked for."""
-    kinds = {kind for verb in intent.verbs for kind in _STEP_KINDS.get(verb, ())}
+    kinds = step_kinds(intent.verbs)
     return max(1, min(MAX_STEPS_PROPOSED, len(kinds)))
 
 

@@ -9,5 +9,6 @@ fi
 if [ "$METNOS_ROLE" = "web" ]; then
   python manage.py migrate --noinput
   python manage.py ensure_admin
+  python manage.py load_seed_plans
 fi
 exec "$@"

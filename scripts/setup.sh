@@ -33,7 +33,8 @@ if [ -z "${DJANGO_SECRET_KEY:-}" ] && [ ! -s var/secret_key ]; then
   (umask 077 && .venv/bin/python -c 'import secrets; print(secrets.token_urlsafe(50))' > var/secret_key)
 fi
 
-# 4. The database, the vector extension, the schema, and a first user.
+# 4. The database, the vector extension, the schema, a first user and the seed plans.
 .venv/bin/python scripts/ensure_database.py
 .venv/bin/python manage.py migrate --noinput -v 0
 .venv/bin/python manage.py ensure_admin
+.venv/bin/python manage.py load_seed_plans

@@ -21,5 +21,13 @@ def run(args: dict, ctx: ExecContext) -> dict:
         elif args.get("head_lines"):
             lines = lines[: args["head_lines"]]
         content = "\n".join(lines) if (args.get("tail_lines") or args.get("head_lines")) else text
-        entries.append({"path": ctx.rel(path), "content": content, "size": size, "truncated": size > MAX_BYTES})
+        entries.append(
+            {
+                "path": ctx.rel(path),
+                "content": content,
+                "lines": len(text.splitlines()),
+                "size": size,
+                "truncated": size > MAX_BYTES,
+            }
+        )
     return {"ok": True, "entries": entries, "count": len(entries)}

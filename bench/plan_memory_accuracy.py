@@ -1,0 +1,181 @@
+"""Plan memory accuracy: does a remembered plan serve the requests it should, with the right
+arguments, and never the ones it should not?
+
+Each line of --cases is a JSON case:
+    {"learn": REQUEST, "plan": PLAN, "probe": REQUEST, "expect": "hit" | "miss",
+     "expect_args": {STEP: {ARG: VALUE}}}
+STEP counts from 1 (as ${step1…} does); a case whose expect_args has a "0" key counts from 0.
+For each case: a fresh memory and a fresh workspace in which every file and folder the case
+names exists; the learn request is recorded as a success (L0 and L1, as after a completed
+turn); the probe goes through L0/L1 lookup only, never a model.
+
+Last line: one JSON object with cases, hit_rate, false_reuse_rate, arg_accuracy,
+stage1_p50_ms, stage2_p50_ms, lookup_p95_ms."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+DEFAULT_CASES = ROOT / "bench" / "cases" / "plan_memory.jsonl"
+PATH_ARGS = ("path", "paths")
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))], 3)
+
+
+def named_paths(case: dict) -> set[str]:
+    """Every workspace path a case names: in its plan's path arguments, its expected arguments,
+    and the path-like values of both requests."""
+    from planner import params as P
+
+    found: set[str] = set()
+
+    def walk(node, key=""):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                walk(v, k)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v, key)
+        elif isinstance(node, str) and key in PATH_ARGS and "${" not in node and "*" not in node:
+            found.add(node)
+
+    walk(case.get("plan", {}))
+    walk(case.get("expect_args", {}))
+    for text in (case["learn"], case["probe"]):
+        found |= {v.text for v in P.extract(text).values if v.type == "path"}
+    return found
+
+
+def make_workspace(case: dict) -> Path:
+    root = Path(tempfile.mkdtemp(prefix="metnos-memory-case-"))
+    for name in sorted(named_paths(case)):
+        target = (root / name.lstrip("/~")).resolve()
+        if root.resolve() not in target.parents and target != root.resolve():
+            continue
+        if name.endswith("/") or not Path(name).suffix:
+            target.mkdir(parents=True, exist_ok=True)
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text("line 1\nline 2\nTODO: something\n")
+    return root
+
+
+def args_match(plan, expect: dict) -> bool:
+    zero_based = "0" in expect
+    for step, wanted in expect.items():
+        index = int(step) - (0 if zero_based else 1)
+        if not 0 <= index < len(plan.steps):
+            return False
+        actual = plan.steps[index].args
+        if any(actual.get(arg) != value for arg, value in wanted.items()):
+            return False
+    return True
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cases", default=str(DEFAULT_CASES), help="a JSONL file of cases")
+    parser.add_argument("--quick", action="store_true", help="the first 20 cases")
+    parser.add_argument("--verbose", action="store_true", help="print every case's result")
+    args = parser.parse_args()
+    base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/metnos").rsplit("/", 1)[0]
+    os.environ.update({"DATABASE_URL": f"{base}/metnos_bench", "DJANGO_SETTINGS_MODULE": "metnos_site.settings"})
+    subprocess.run([sys.executable, "scripts/ensure_database.py"], cwd=ROOT, check=True)
+    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, check=True)
+    import django
+
+    django.setup()
+    import logging
+
+    from core.clock import monotonic_ms
+    from planner import autopath, fastpath, memory
+    from planner.catalog import catalog
+    from planner.embeddings import embed, model
+    from planner.models import AntiAutopath, Autopath, Fastpath, Observation
+
+    logging.getLogger("planner").setLevel(logging.WARNING)
+    cases = [json.loads(line) for line in Path(args.cases).read_text().splitlines() if line.strip()]
+    if args.quick:
+        cases = cases[:20]
+    cat = catalog()
+    model()  # loaded once, outside the timings
+    owner = 1
+    hits_expected = hits_ok = misses_expected = false_reuse = args_checked = args_ok = 0
+    stage1, stage2, lookups = [], [], []
+    for number, case in enumerate(cases, 1):
+        for table in (Fastpath, Autopath, AntiAutopath, Observation):
+            table.objects.all().delete()
+        ws = make_workspace(case)
+        try:
+            learned = memory.probe(case["learn"], ws, owner)
+            fastpath.learn(learned, case["plan"], cat, turn_id=None)
+            autopath.record_success(learned, case["plan"], cat)
+            embed.cache_clear()  # stage 2 pays for its embedding in every case
+            probe = memory.probe(case["probe"], ws, owner)
+            started = monotonic_ms()
+            recall = memory.lookup(probe, cat)
+            elapsed = monotonic_ms() - started
+        finally:
+            shutil.rmtree(ws, ignore_errors=True)
+        lookups.append(elapsed)
+        if recall is not None:
+            (stage1 if recall.stage == 1 else stage2).append(elapsed)
+        elif probe._embedding is not None:
+            stage2.append(elapsed)  # a miss that went through stage 2
+        else:
+            stage1.append(elapsed)
+        hit = recall is not None
+        verdict = "ok"
+        if case["expect"] == "hit":
+            hits_expected += 1
+            hits_ok += hit
+            if hit and case.get("expect_args"):
+                args_checked += 1
+                matched = args_match(recall.plan, case["expect_args"])
+                args_ok += matched
+                verdict = "ok" if matched else "WRONG ARGS"
+            elif not hit:
+                verdict = "MISSED"
+        else:
+            misses_expected += 1
+            false_reuse += hit
+            verdict = "FALSE REUSE" if hit else "ok"
+        if args.verbose or verdict != "ok":
+            detail = recall.to_trace() if recall else {}
+            print(json.dumps({"case": number, "verdict": verdict, "probe": case["probe"], "recall": detail}))
+    print(
+        json.dumps(
+            {
+                "bench": "plan_memory_accuracy",
+                "cases": len(cases),
+                "expected_hits": hits_expected,
+                "expected_misses": misses_expected,
+                "hit_rate": round(hits_ok / hits_expected, 4) if hits_expected else None,
+                "false_reuse_rate": round(false_reuse / misses_expected, 4) if misses_expected else None,
+                "arg_accuracy": round(args_ok / args_checked, 4) if args_checked else None,
+                "stage1_p50_ms": pct(stage1, 0.5),
+                "stage2_p50_ms": pct(stage2, 0.5),
+                "lookup_p95_ms": pct(lookups, 0.95),
+                "lookup_mean_ms": round(statistics.fmean(lookups), 3) if lookups else 0.0,
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

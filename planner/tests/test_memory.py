@@ -1,0 +1,157 @@
+"""Plan memory against real Postgres/pgvector and the shipped MiniLM: a plan the engine completed
+is served again with the new request's values and no model call, and never where it does not fit."""
+
+import uuid
+from datetime import timedelta
+
+import pytest
+
+from core.clock import now
+from planner import autopath, fastpath, memory
+from planner.catalog import catalog
+from planner.dispatch import run_turn
+from planner.models import AntiAutopath, Autopath, Fastpath, Observation
+from planner.turn import TurnInput
+from tests.loopback import plan
+
+pytestmark = pytest.mark.django_db
+
+READ_LAST = plan(("read_files", {"paths": ["notes/a.md"], "tail_lines": 2}), final="${step1.entries.0.content}")
+
+
+def turn(workspace, text, user_id=1):
+    return run_turn(
+        TurnInput(
+            turn_id=str(uuid.uuid4()),
+            session_id=str(uuid.uuid4()),
+            user_id=user_id,
+            text=text,
+            workspace_path=workspace,
+        )
+    )
+
+
+def learn_read_last(planner_model, workspace):
+    planner_model.replies.append(READ_LAST)
+    first = turn(workspace, "read notes/a.md and tell me its last 2 lines")
+    assert (first.layer, first.model_calls, first.text) == ("engine", 1, "line 3\nline 4")
+    return first
+
+
+def test_a_completed_plan_is_served_again_with_the_new_values_and_no_model(planner_model, workspace):
+    learn_read_last(planner_model, workspace)
+    entry = Fastpath.objects.get()
+    assert entry.masked_request == "read <path:1> and tell me its last <number:1> lines"
+    assert entry.plan["steps"][0]["args"] == {"paths": ["${PARAM:path_1}"], "tail_lines": "${PARAM:number_1}"}
+
+    again = turn(workspace, "read notes/b.md and tell me its last 1 lines")
+    assert (again.layer, again.model_calls) == ("fastpath", 0)
+    assert again.text == "TODO: call Ada", "the new file and the new count, not the learned ones"
+    assert again.trace["memory"]["stage"] == 1 and again.trace["memory"]["params"] == {
+        "path_1": "notes/b.md",
+        "number_1": 1,
+    }
+    assert len(planner_model.requests) == 1
+
+    paraphrase = turn(workspace, "show me the last 2 lines of notes/b.md")
+    assert (paraphrase.layer, paraphrase.model_calls) == ("fastpath", 0)
+    assert paraphrase.trace["memory"]["stage"] == 2 and paraphrase.trace["memory"]["cosine"] >= 0.75
+    assert Observation.objects.filter(layer="fastpath", success=True).count() == 2
+
+
+@pytest.mark.parametrize(
+    "near_miss",
+    [
+        "read the first 2 lines of notes/b.md",  # another constraint
+        "don't read notes/b.md, tell me its last 2 lines",  # a negation
+        "write notes/b.md and tell me its last 2 lines",  # another verb
+        "read notes/b.md and notes/a.md and tell me their last 2 lines",  # another number of values
+        "read the last 2 lines of the web page",  # another object, no path
+    ],
+)
+def test_near_misses_go_to_the_model(planner_model, workspace, near_miss):
+    learn_read_last(planner_model, workspace)
+    planner_model.replies.append(plan(final="(the model answered)"))
+    outcome = turn(workspace, near_miss)
+    assert outcome.layer not in ("fastpath", "autopath"), outcome.trace.get("memory")
+
+
+def test_memory_is_per_user(planner_model, workspace):
+    learn_read_last(planner_model, workspace)
+    planner_model.replies.append(READ_LAST)
+    other = turn(workspace, "read notes/a.md and tell me its last 2 lines", user_id=2)
+    assert other.layer == "engine", "another user's turn taught nothing to this one"
+
+
+def test_thumbs_down_on_a_served_answer_sends_the_next_request_to_the_model(planner_model, workspace):
+    learn_read_last(planner_model, workspace)
+    served = turn(workspace, "read notes/b.md and tell me its last 2 lines")
+    assert served.layer == "fastpath"
+    memory.feedback(turn_id=served.trace and served_turn_id(served), trace=served.trace, value="down", owner_id=1)
+    assert Fastpath.objects.get().status == "disabled"
+    planner_model.replies.append(READ_LAST)
+    assert turn(workspace, "read notes/b.md and tell me its last 2 lines").layer == "engine"
+
+
+def served_turn_id(outcome):
+    return Observation.objects.filter(memory_id=outcome.trace["memory"]["id"]).latest("created_at").turn_id
+
+
+def test_a_plan_that_proves_itself_becomes_the_autopath_champion_and_serves_when_l0_cannot(planner_model, workspace):
+    learn_read_last(planner_model, workspace)
+    assert Autopath.objects.get().status == "challenger", "one success is not proof yet"
+    Fastpath.objects.update(status="disabled")
+    planner_model.replies.append(READ_LAST)
+    assert turn(workspace, "read notes/a.md and tell me its last 2 lines").layer == "engine"
+    champion = Autopath.objects.get()
+    assert (champion.status, champion.successes) == ("champion", 2)
+    Fastpath.objects.update(status="disabled")
+    served = turn(workspace, "read notes/b.md and tell me its last 1 lines")
+    assert (served.layer, served.text) == ("autopath", "TODO: call Ada")
+
+
+def test_a_challenger_replaces_the_champion_only_when_it_proves_better(workspace, settings):
+    cat = catalog()
+    probe = memory.probe("list the files in notes", workspace, 1)
+    first = {"steps": [{"tool": "list_files", "args": {"path": "notes"}}], "final_message": ""}
+    second = {"steps": [{"tool": "find_files", "args": {"pattern": "*", "path": "notes"}}], "final_message": ""}
+    for _ in range(2):
+        autopath.record_success(probe, first, cat)
+    autopath.record_success(probe, second, cat)
+    assert dict(Autopath.objects.values_list("plan__steps__0__tool", "status")) == {
+        "list_files": "champion",
+        "find_files": "challenger",
+    }
+    autopath.record_success(probe, second, cat)  # 2 of 2: as good, not better
+    assert Autopath.objects.get(status="champion").plan["steps"][0]["tool"] == "list_files"
+    champion = Autopath.objects.get(status="champion")
+    autopath.used(champion, success=False, latency_ms=1)  # the champion fails once: 2 of 3
+    assert Autopath.objects.get(status="champion").plan["steps"][0]["tool"] == "find_files"
+    assert autopath.promote() == 0, "running the promoter again changes nothing"
+
+
+def test_a_plan_that_fails_repeatedly_is_banned_and_excluded_from_reproposal(planner_model, workspace):
+    bad = plan(("read_files", {"paths": ["notes/missing.md"]}), final="${step1.count}")
+    for _ in range(2):
+        planner_model.replies.extend([bad, bad])
+        outcome = turn(workspace, "read notes/missing.md")
+        assert outcome.layer == "terminator"
+    anti = AntiAutopath.objects.get()
+    assert anti.plan["steps"][0]["args"]["paths"] == ["${PARAM:path_1}"] and anti.expires_at > now()
+    planner_model.replies.extend([bad, plan(final="There is no such file.")])
+    turn(workspace, "read notes/missing.md")
+    reproposal = planner_model.requests[-1]["json"]["messages"][0]["content"]
+    assert "failed repeatedly" in reproposal
+
+
+def test_the_ager_retires_stale_entries_and_changed_executors_idempotently(planner_model, workspace, settings):
+    learn_read_last(planner_model, workspace)
+    Fastpath.objects.update(last_used_at=now() - timedelta(days=settings.METNOS_FASTPATH_MAX_IDLE_DAYS + 1))
+    AntiAutopath.objects.create(verb="read", object="files", plan_hash="x", reason="r", expires_at=now())
+    cat = catalog()
+    assert fastpath.age(cat) == {"idle": 1, "executor_changed": 0}
+    assert fastpath.age(cat) == {"idle": 0, "executor_changed": 0}
+    assert autopath.age(cat)["anti_expired"] == 1 and autopath.age(cat)["anti_expired"] == 0
+    Autopath.objects.update(executors={"read_files": "sha256:old"})
+    assert autopath.age(cat)["executor_changed"] == 1
+    assert Autopath.objects.get().status == "retired"
