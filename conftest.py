@@ -82,6 +82,7 @@ class Stack:
     queue: str
     web: live.LiveProcess
     worker: live.LiveProcess
+    env: dict
 
 
 @pytest.fixture(scope="session")
@@ -105,7 +106,9 @@ def live_stack(django_db_setup, django_db_blocker, model_server, celery_test_que
     port = live.free_port()
     web = live.start_web(port, env)
     worker = live.start_worker(env, queue)
-    yield Stack(http=f"http://127.0.0.1:{port}", ws=f"ws://127.0.0.1:{port}", queue=queue, web=web, worker=worker)
+    yield Stack(
+        http=f"http://127.0.0.1:{port}", ws=f"ws://127.0.0.1:{port}", queue=queue, web=web, worker=worker, env=env
+    )
     worker.stop()
     web.stop()
     client = redis.Redis.from_url(settings.CELERY_BROKER_URL)

@@ -67,6 +67,7 @@ class TurnOut(Schema):
     latency_ms: int
     error: str
     model_calls: int
+    feedback: str
     created_at: datetime
     completed_at: datetime | None
     messages: list[MessageOut]

@@ -70,6 +70,7 @@ def main() -> None:
             "DJANGO_SETTINGS_MODULE": "metnos_site.settings",
             "METNOS_AVAILABILITY_PREFIX": f"bench:{uuid.uuid4().hex}",
             "METNOS_ROUTING_FILE": "",
+            "METNOS_PLAN_MEMORY": "false",  # the engine alone: no fastpath or autopath
         }
     )
     subprocess.run([sys.executable, "scripts/ensure_database.py"], cwd=ROOT, check=True)

@@ -3,6 +3,10 @@ the server's own overhead (client-observed total minus the model server's time).
 
 Starts its own llama.cpp server, daphne and Celery worker on free ports, against a database of
 its own (metnos_bench). Also times the model server alone on the same prompt, side by side.
+
+Memory mode (in the same run): a workspace request is sent cold, with plan memory empty, so the
+engine plans it with the local model, and then again, so it is served from memory. Each pair
+starts from an empty memory. It reports both p50s and their ratio.
 Last line: one JSON object."""
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 PROMPT = "Say hello in one short sentence."
+MEMORY_REQUEST = "list the files in notes"
 
 
 def pct(values: list[float], q: float) -> float:
@@ -34,6 +39,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=None)
     args = parser.parse_args()
     runs = args.runs or (8 if args.quick else 30)
+    memory_runs = 3 if args.quick else 10
 
     base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/metnos").rsplit("/", 1)[0]
     db_url = f"{base}/metnos_bench"
@@ -55,7 +61,15 @@ def main() -> None:
     model_port = live.free_port()
     model = live.start_model_server(model_port)
     model_url = f"http://127.0.0.1:{model_port}"
-    env = {"DATABASE_URL": db_url, "METNOS_LOCAL_MODEL_URL": model_url, "METNOS_CELERY_QUEUE": queue}
+    import tempfile
+
+    workspaces = tempfile.mkdtemp(prefix="metnos-bench-workspaces-")
+    env = {
+        "DATABASE_URL": db_url,
+        "METNOS_LOCAL_MODEL_URL": model_url,
+        "METNOS_CELERY_QUEUE": queue,
+        "METNOS_WORKSPACES_ROOT": workspaces,
+    }
     web_port = live.free_port()
     web = live.start_web(web_port, env)
     worker = live.start_worker(env, queue)
@@ -107,6 +121,25 @@ def main() -> None:
                             first_at = time.monotonic()
                 direct.append((time.monotonic() - started) * 1000)
                 direct_first.append(((first_at or time.monotonic()) - started) * 1000)
+
+        # Memory mode: cold (the engine plans with the local model), then from memory.
+        from planner.models import AntiAutopath, Autopath, Fastpath, Observation
+
+        folder = Path(workspaces) / f"user-{user.pk}" / "notes"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "a.md").write_text("line 1\nline 2\nline 3\nline 4\n")
+        cold, warm = [], []
+        for _ in range(memory_runs):
+            for table in (Fastpath, Autopath, AntiAutopath, Observation):
+                table.objects.all().delete()
+            with client.websocket(client.create_session()) as ws:
+                cold_frames = run_turn(ws, MEMORY_REQUEST, timeout_s=180)
+                warm_frames = run_turn(ws, MEMORY_REQUEST)
+            cold_done, warm_done = cold_frames[-1][1], warm_frames[-1][1]
+            if cold_done.get("layer") not in ("engine", "recovery") or warm_done.get("layer") != "fastpath":
+                raise SystemExit(f"memory mode: cold {cold_done.get('layer')}, then {warm_done.get('layer')}")
+            cold.append(cold_frames[-1][0] * 1000)
+            warm.append(warm_frames[-1][0] * 1000)
     finally:
         user.delete()
         worker.stop()
@@ -129,6 +162,11 @@ def main() -> None:
         # Answers differ in length run to run, so compare the parts that do not depend on it.
         "first_delta_over_direct_first_token_p50": round(statistics.median(first) / statistics.median(direct_first), 3),
         "overhead_share_of_final_p50": round(statistics.median(overhead) / statistics.median(final), 3),
+        "memory_runs": memory_runs,
+        "cold_final_p50_ms": pct(cold, 0.5),
+        "memory_final_p50_ms": pct(warm, 0.5),
+        "memory_final_p95_ms": pct(warm, 0.95),
+        "memory_speedup": round(statistics.median(cold) / statistics.median(warm), 1),
     }
     print(json.dumps(result))
 

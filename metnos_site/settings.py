@@ -3,6 +3,7 @@
 
 from pathlib import Path
 
+from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
 from metnos_site.env import (
@@ -140,6 +141,9 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE = {
     "sweep-stale-turns": {"task": "agents.tasks.sweep_stale_turns", "schedule": 60.0},
+    "memory-ager": {"task": "planner.tasks.age_memory", "schedule": crontab(hour=3, minute=10)},
+    "autopath-promoter": {"task": "planner.tasks.promote_autopaths", "schedule": crontab(minute="*/15")},
+    "observations-compaction": {"task": "planner.tasks.compact_observations", "schedule": crontab(hour=3, minute=40)},
 }
 
 # Chat turns.

@@ -55,7 +55,7 @@ def lookup(probe: Probe, catalog: Catalog, started: float) -> Recall | None:
     vector = list(probe.embedding)
     for entry in champions.annotate(distance=CosineDistance("embedding", vector)).order_by("distance")[:NEIGHBOURS]:
         cosine = 1.0 - float(entry.distance)
-        if executors_of(entry.plan, catalog) != entry.executors or banned(entry.owner_id, entry):
+        if executors_of(entry.plan, catalog) != entry.executors or banned(probe.owner_id, entry):
             continue
         stage = 1 if entry.key == probe.key else 2
         admitted = admit(entry, probe, catalog, stage=stage, cosine=cosine)
@@ -65,13 +65,8 @@ def lookup(probe: Probe, catalog: Catalog, started: float) -> Recall | None:
 
 
 def banned(owner_id: int | None, entry) -> bool:
-    return AntiAutopath.objects.filter(
-        Q(owner_id=owner_id) | Q(owner__isnull=True),
-        verb=entry.verb,
-        object=entry.object,
-        plan_hash=entry.plan_hash,
-        expires_at__gt=now(),
-    ).exists()
+    """Whether this user (or everyone) has banned the entry's plan."""
+    return AntiAutopath.objects.filter(_scope(owner_id), plan_hash=entry.plan_hash, expires_at__gt=now()).exists()
 
 
 def banned_hashes(owner_id: int | None, verb: str | None, obj: str | None) -> set[str]:

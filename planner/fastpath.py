@@ -20,7 +20,7 @@ from core.clock import monotonic_ms, now
 from planner import params as P
 from planner.catalog import Catalog
 from planner.memory import Probe, Recall, admit, executors_of
-from planner.models import Fastpath
+from planner.models import AntiAutopath, Fastpath
 
 logger = logging.getLogger(__name__)
 NEIGHBOURS = 5
@@ -35,7 +35,12 @@ def _current(entry: Fastpath, catalog: Catalog) -> bool:
 
 
 def lookup(probe: Probe, catalog: Catalog, started: float) -> Recall | None:
+    banned = set(
+        AntiAutopath.objects.filter(_scope(probe.owner_id), expires_at__gt=now()).values_list("plan_hash", flat=True)
+    )
     active = Fastpath.objects.filter(_scope(probe.owner_id), status=Fastpath.Status.ACTIVE)
+    if banned:
+        active = active.exclude(plan_hash__in=banned)
     # Stage 1: the same masked request. The user's own entries before seeds.
     for entry in active.filter(key=probe.key).order_by(F("owner_id").desc(nulls_last=True), "-created_at")[:3]:
         if not _current(entry, catalog):

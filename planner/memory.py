@@ -232,9 +232,10 @@ NEGATIVE = ("down", "wrong_plan")
 
 def feedback(*, turn_id, trace: dict, value: str, owner_id: int | None) -> None:
     """A person's verdict on a turn. 👎 or "wrong plan" on an answer memory served stops that
-    entry from serving at once (the next identical request goes to the model); on an answer the
-    engine planned, the fastpath it taught is disabled. "wrong plan" also bans the plan for that
-    kind of request (an anti-autopath)."""
+    plan from serving this user at once, in both layers (an anti-autopath for them), and an
+    entry their own turns taught is disabled (L0) or demoted (L1); a seed stays for the others.
+    On an answer the engine planned, the fastpath that turn taught is disabled and its plan's
+    autopath demoted; "wrong plan" bans that plan for the kind of request."""
     from planner import autopath, fastpath
     from planner.models import Autopath, Fastpath, Observation
 
@@ -244,24 +245,25 @@ def feedback(*, turn_id, trace: dict, value: str, owner_id: int | None) -> None:
         return
     served = (trace or {}).get("memory") or {}
     reason = "wrong plan" if value == "wrong_plan" else "thumbs down"
-    entry = None
-    if served.get("layer") == "fastpath":
-        fastpath.disable(served["id"], f"feedback: {reason}")
-        entry = Fastpath.objects.filter(pk=served["id"]).first()
-    elif served.get("layer") == "autopath":
-        autopath.demote(served["id"], reason)
-        entry = Autopath.objects.filter(pk=served["id"]).first()
+    model = {"fastpath": Fastpath, "autopath": Autopath}.get(served.get("layer"))
+    entry = model.objects.filter(pk=served["id"]).first() if model else None
+    if entry is not None:
+        autopath.ban(owner_id, entry.verb, entry.object, entry.plan, f"feedback: {reason}")
+        if entry.owner_id == owner_id:
+            if model is Fastpath:
+                fastpath.disable(entry.pk, f"feedback: {reason}")
+            else:
+                autopath.demote(entry.pk, reason)
+        return
     Fastpath.objects.filter(source_turn_id=turn, status=Fastpath.Status.ACTIVE).update(
         status=Fastpath.Status.DISABLED, reason=f"feedback: {reason} on the turn that taught it"
     )
     observed = Observation.objects.filter(turn_id=turn).exclude(plan_hash="").first()
-    if observed is not None:
-        for learned in Autopath.objects.filter(
-            owner_id=owner_id, plan_hash=observed.plan_hash, verb=observed.verb, object=observed.object
-        ):
-            autopath.demote(learned.pk, reason)
-    if value == "wrong_plan":
-        if entry is not None:
-            autopath.ban(owner_id, entry.verb, entry.object, entry.plan, "feedback: wrong plan")
-        elif observed is not None and observed.plan:
-            autopath.ban(owner_id, observed.verb, observed.object, observed.plan, "feedback: wrong plan")
+    if observed is None:
+        return
+    for learned in Autopath.objects.filter(
+        owner_id=owner_id, plan_hash=observed.plan_hash, verb=observed.verb, object=observed.object
+    ):
+        autopath.demote(learned.pk, reason)
+    if value == "wrong_plan" and observed.plan:
+        autopath.ban(owner_id, observed.verb, observed.object, observed.plan, "feedback: wrong plan")

@@ -113,3 +113,21 @@ def start_worker(env: dict[str, str], queue: str) -> LiveProcess:
     worker = LiveProcess("worker", argv, env)
     worker.wait_log("ready.")
     return worker
+
+
+def start_beat(env: dict[str, str], schedule_file: Path) -> LiveProcess:
+    argv = [
+        str(BIN / "celery"),
+        "-A",
+        "metnos_site",
+        "beat",
+        "--loglevel",
+        "INFO",
+        "--scheduler",
+        "django_celery_beat.schedulers:DatabaseScheduler",
+        "--pidfile",
+        str(schedule_file.with_suffix(".pid")),
+    ]
+    beat = LiveProcess("beat", argv, env)
+    beat.wait_log("beat: Starting...")
+    return beat

@@ -155,3 +155,57 @@ def test_the_ager_retires_stale_entries_and_changed_executors_idempotently(plann
     Autopath.objects.update(executors={"read_files": "sha256:old"})
     assert autopath.age(cat)["executor_changed"] == 1
     assert Autopath.objects.get().status == "retired"
+
+
+def test_seed_plans_load_once_and_answer_common_requests_from_the_first_run(planner_model, workspace):
+    from planner import seeds
+
+    first = seeds.load(catalog())
+    assert first.created == first.seeds >= 20
+    assert seeds.load(catalog()).created == 0, "loading again adds nothing"
+    assert Fastpath.objects.filter(source="seed", pinned=True).count() == first.seeds
+    answers = {
+        "show the last 2 lines of notes/a.md": "line 3\nline 4",
+        "how many .md files are there?": "There are 2 .md files.",
+        "what is 6 * 7?": "6 * 7 = 42",
+        "calculate the sum of 1, 2 and 3": "The sum is 6.",
+        "which lines mention TODO?": "1 result(s):\nnotes/b.md:2: TODO: call Ada",
+    }
+    for request, expected in answers.items():
+        outcome = turn(workspace, request)
+        assert (outcome.layer, outcome.model_calls, outcome.text) == ("fastpath", 0, expected), request
+    assert (workspace / "todo.txt").exists() is False
+    saved = turn(workspace, "save the text 'buy milk' to todo.txt")
+    assert saved.layer == "fastpath" and (workspace / "todo.txt").read_text() == "buy milk"
+    assert not planner_model.requests, "no model was asked"
+
+
+def test_thumbs_down_on_a_seed_answer_sends_this_user_to_the_model_and_keeps_it_for_others(planner_model, workspace):
+    from planner import seeds
+
+    seeds.load(catalog())
+    served = turn(workspace, "show the last 2 lines of notes/a.md")
+    assert served.layer == "fastpath"
+    memory.feedback(turn_id=served_turn_id(served), trace=served.trace, value="down", owner_id=1)
+    planner_model.replies.append(READ_LAST)
+    assert turn(workspace, "show the last 2 lines of notes/a.md").layer == "engine", "nor L0 nor L1 serves it"
+    assert turn(workspace, "show the last 2 lines of notes/a.md", user_id=2).layer == "fastpath"
+
+
+def test_the_memory_jobs_are_scheduled_for_beat_and_idempotent(settings, planner_model, workspace):
+    from planner import tasks
+
+    scheduled = {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
+    assert {"planner.tasks.age_memory", "planner.tasks.promote_autopaths", "planner.tasks.compact_observations"} <= (
+        scheduled
+    )
+    learn_read_last(planner_model, workspace)
+    Observation.objects.update(created_at=now() - timedelta(days=settings.METNOS_OBSERVATION_RETENTION_DAYS + 1))
+    assert tasks.compact_observations() == 1 and tasks.compact_observations() == 0
+    assert tasks.promote_autopaths() == 0
+    first = tasks.age_memory()
+    assert tasks.age_memory() == {
+        "fastpath": {"idle": 0, "executor_changed": 0},
+        "autopath": {"anti_expired": 0, "idle": 0, "executor_changed": 0},
+    }
+    assert first["fastpath"]["idle"] == 0, "a fresh entry is not stale"

@@ -59,7 +59,33 @@
     const parts = [t.final_kind, t.layer, t.route && t.route.winner, `${usage.output_tokens || 0} tokens out`,
       `${t.latency_ms} ms`, `$${t.cost_usd}`];
     meta.textContent = parts.filter(Boolean).join(" · ");
+    if (MEMORY_LAYERS.has(t.layer)) meta.textContent = `served from memory · ${meta.textContent}`;
     if (t.final_kind === "error") el.classList.add("error");
+    feedbackBar(el, t.id || t.turn_id, t.feedback || "");
+  }
+  // 👍 / 👎 / "wrong plan" under each answer. A 👎 on an answer served from memory stops that
+  // plan from being served again; a success with no feedback counts as a weak positive.
+  const MEMORY_LAYERS = new Set(["fastpath", "autopath"]);
+  const FEEDBACK = [["up", "👍", "Good answer"], ["down", "👎", "Bad answer"], ["wrong_plan", "wrong plan", "The plan was wrong"]];
+  function feedbackBar(el, turnId, chosen) {
+    if (!turnId || el.querySelector(".feedback")) return;
+    const bar = document.createElement("div");
+    bar.className = "feedback";
+    for (const [value, label, title] of FEEDBACK) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.textContent = label;
+      b.title = title;
+      b.dataset.value = value;
+      if (value === chosen) b.classList.add("chosen");
+      b.addEventListener("click", () => {
+        if (!ws || ws.readyState !== WebSocket.OPEN) return;
+        ws.send(JSON.stringify({ type: "feedback", turn_id: turnId, value }));
+        bar.querySelectorAll("button").forEach((x) => x.classList.toggle("chosen", x === b));
+      });
+      bar.appendChild(b);
+    }
+    el.appendChild(bar);
   }
   function renderTurn(t) {
     const user = t.messages.find((m) => m.role === "user");
