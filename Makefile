@@ -10,6 +10,7 @@ run: setup
 
 ## The test suite, against real PostgreSQL, Redis, Celery, daphne and the llama.cpp server.
 test: setup
+	bash scripts/ensure_test_tools.sh
 	.venv/bin/pytest
 
 lint:
@@ -21,6 +22,7 @@ bench:
 	.venv/bin/python bench/routing.py --quick
 	.venv/bin/python bench/prefilter.py --quick
 	.venv/bin/python bench/engine_vs_react.py --quick
+	.venv/bin/python bench/plan_memory_accuracy.py --quick
 
 compose-check:
 	docker-compose config -q
