@@ -21,7 +21,7 @@ from core.clock import monotonic_ms, now
 from planner import params as P
 from planner.catalog import Catalog
 from planner.intent import TOOL_VERBS
-from planner.memory import Probe, Recall, admit, executors_of, signatures_agree
+from planner.memory import Probe, Recall, admit, executors_of, row_fields, signatures_agree
 from planner.models import AntiAutopath, Autopath, Observation
 
 NEIGHBOURS = 5
@@ -112,20 +112,9 @@ def record_success(
         )
     else:
         entry = Autopath.objects.create(
+            **row_fields(probe, template, slots, executors),
             owner_id=owner_id,
             source=source,
-            example_request=probe.text[:2000],
-            masked_request=probe.masked[:2000],
-            key=probe.key,
-            signature=list(probe.signature),
-            verb=probe.intent.verb or "",
-            object=probe.intent.object or "",
-            slots=slots,
-            slot_counts=probe.extraction.counts,
-            plan=template,
-            plan_hash=digest,
-            executors=executors,
-            embedding=list(probe.embedding),
             successes=1,
             latency_ms_total=latency_ms,
             cluster=cluster,

@@ -103,14 +103,7 @@ def run(
     request): it is treated as invalid, so the proposer is asked once for another."""
     tally = Tally()
     trace: dict = {"candidates": [c.name for c in candidates], "intent": intent.__dict__, "attempts": []}
-    ctx = ExecContext(
-        workspace=inp.workspace_path,
-        turn_id=inp.turn_id,
-        actor=inp.actor,
-        lang=inp.lang,
-        scratchpad=Scratchpad(inp.turn_id),
-    )
-    runtime = {"actor": inp.actor, "lang": inp.lang, "channel": "web", "now": now().isoformat(timespec="seconds")}
+    ctx, runtime = _context(inp)
     fill = _filler(inp, tally, ids)
     allowed = list(candidates)
     problems: list[str] = []
@@ -196,14 +189,7 @@ def run_remembered(inp: TurnInput, *, plan: Plan, layer: str, catalog: Catalog, 
     still ask the fast tier. A failed step ends as `error` here; dispatch then falls through to
     the engine, so the user still gets an answer."""
     tally = Tally()
-    ctx = ExecContext(
-        workspace=inp.workspace_path,
-        turn_id=inp.turn_id,
-        actor=inp.actor,
-        lang=inp.lang,
-        scratchpad=Scratchpad(inp.turn_id),
-    )
-    runtime = {"actor": inp.actor, "lang": inp.lang, "channel": "web", "now": now().isoformat(timespec="seconds")}
+    ctx, runtime = _context(inp)
     execution = _execute(plan, catalog, ctx, inp, runtime, _filler(inp, tally, ids), sink, ids)
     trace = {"memory_steps": [s.to_dict() for s in execution.steps]}
     decision = None  # no model was routed to: memory answered
@@ -218,6 +204,19 @@ def run_remembered(inp: TurnInput, *, plan: Plan, layer: str, catalog: Catalog, 
     return replace(
         tally.outcome("error", detail, layer, decision=decision, trace=trace, error=detail), plan=plan.to_dict()
     )
+
+
+def _context(inp: TurnInput) -> tuple[ExecContext, dict]:
+    """Where the executors act (the workspace, the turn's scratchpad) and ${RUNTIME:…} values."""
+    ctx = ExecContext(
+        workspace=inp.workspace_path,
+        turn_id=inp.turn_id,
+        actor=inp.actor,
+        lang=inp.lang,
+        scratchpad=Scratchpad(inp.turn_id),
+    )
+    runtime = {"actor": inp.actor, "lang": inp.lang, "channel": "web", "now": now().isoformat(timespec="seconds")}
+    return ctx, runtime
 
 
 def _execute(plan: Plan, catalog, ctx, inp: TurnInput, runtime, fill, sink: Sink, ids: dict) -> Execution:

@@ -19,7 +19,7 @@ from pgvector.django import CosineDistance
 from core.clock import monotonic_ms, now
 from planner import params as P
 from planner.catalog import Catalog
-from planner.memory import Probe, Recall, admit, executors_of
+from planner.memory import Probe, Recall, admit, executors_of, row_fields
 from planner.models import AntiAutopath, Fastpath
 
 logger = logging.getLogger(__name__)
@@ -98,20 +98,9 @@ def learn(
         )
         return same[0]
     entry = Fastpath.objects.create(
+        **row_fields(probe, template, slots, executors),
         owner_id=owner_id,
         source=source,
-        example_request=probe.text[:2000],
-        masked_request=probe.masked[:2000],
-        key=probe.key,
-        signature=list(probe.signature),
-        verb=probe.intent.verb or "",
-        object=probe.intent.object or "",
-        slots=slots,
-        slot_counts=probe.extraction.counts,
-        plan=template,
-        plan_hash=digest,
-        executors=executors,
-        embedding=list(probe.embedding),
         successes=1,
         latency_ms_total=latency_ms,
         source_turn_id=turn_id,

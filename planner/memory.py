@@ -168,6 +168,24 @@ def lookup(probe_: Probe, catalog: Catalog) -> Recall | None:
     return recall
 
 
+def row_fields(probe_: Probe, template: dict, slots: dict, executors: dict) -> dict:
+    """What a Fastpath or Autopath row keeps of a request and its parametrized plan."""
+    return {
+        "example_request": probe_.text[:2000],
+        "masked_request": probe_.masked[:2000],
+        "key": probe_.key,
+        "signature": list(probe_.signature),
+        "verb": probe_.intent.verb or "",
+        "object": probe_.intent.object or "",
+        "slots": slots,
+        "slot_counts": probe_.extraction.counts,
+        "plan": template,
+        "plan_hash": P.plan_hash(template),
+        "executors": executors,
+        "embedding": list(probe_.embedding),
+    }
+
+
 def executors_of(plan: dict, catalog: Catalog) -> dict[str, str] | None:
     """{name: digest} of the plan's executors, or None when one is missing from the catalog."""
     out = {}

@@ -55,32 +55,18 @@ def load(catalog: Catalog, path: Path = SEED_FILE) -> Loaded:
         except P.NotLearnable as exc:
             raise SeedError(f"seed {number} ({request!r}): {exc}") from exc
         digest = P.plan_hash(template)
-        common = {
-            "example_request": request,
-            "masked_request": probe.masked,
-            "signature": list(probe.signature),
-            "verb": probe.intent.verb or "",
-            "object": probe.intent.object or "",
-            "slots": slots,
-            "slot_counts": probe.extraction.counts,
-            "plan": template,
-            "executors": memory.executors_of(template, catalog),
-        }
+        executors = memory.executors_of(template, catalog)
         if not Fastpath.objects.filter(source=Fastpath.Source.SEED, key=probe.key, plan_hash=digest).exists():
             Fastpath.objects.create(
-                **common, embedding=list(probe.embedding), source=Fastpath.Source.SEED, key=probe.key,
-                plan_hash=digest, pinned=True,
-            )  # fmt: skip
+                **memory.row_fields(probe, template, slots, executors), source=Fastpath.Source.SEED, pinned=True
+            )
             created += 1
         if not Autopath.objects.filter(source=Autopath.Source.SEED, key=probe.key, plan_hash=digest).exists():
             cluster = autopath._cluster(probe, None)
             has_champion = Autopath.objects.filter(cluster=cluster, status=Autopath.Status.CHAMPION).exists()
             Autopath.objects.create(
-                **common,
-                embedding=list(probe.embedding),
+                **memory.row_fields(probe, template, slots, executors),
                 source=Autopath.Source.SEED,
-                key=probe.key,
-                plan_hash=digest,
                 cluster=cluster,
                 status=Autopath.Status.CHALLENGER if has_champion else Autopath.Status.CHAMPION,
             )
