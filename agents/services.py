@@ -143,7 +143,7 @@ def turn_claim(*, turn_id) -> Turn | None:
     )
     if not claimed:
         return None
-    return Turn.objects.select_related("session__owner", "answers").get(id=turn_id)
+    return Turn.objects.select_related("session__owner", "session__workspace", "answers").get(id=turn_id)
 
 
 @transaction.atomic
@@ -229,14 +229,16 @@ def turn_note_retry(*, turn: Turn, text: str) -> bool:
     """When the user sends the same request again right after a turn, that turn did not serve
     them: the evaluator lowers its routing outcome."""
     previous = (
-        Turn.objects.filter(session_id=turn.session_id, created_at__lt=turn.created_at).order_by("-created_at").first()
-    )
-    if previous is None or turn.created_at - previous.created_at > RETRY_WINDOW:
+        Message.objects.filter(session_id=turn.session_id, role=Message.Role.USER, turn__created_at__lt=turn.created_at)
+        .order_by("-turn__created_at")
+        .values("turn_id", "text", "turn__created_at")
+        .first()
+    )  # the previous turn and what the user said in it, in one query
+    if previous is None or turn.created_at - previous["turn__created_at"] > RETRY_WINDOW:
         return False
-    previous_text = previous.messages.filter(role=Message.Role.USER).values_list("text", flat=True).first() or ""
-    if _normalized(previous_text) != _normalized(text):
+    if _normalized(previous["text"]) != _normalized(text):
         return False
-    patterns.rescore(turn_id=previous.id, retried=True)
+    patterns.rescore(turn_id=previous["turn_id"], retried=True)
     return True
 
 

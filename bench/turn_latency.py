@@ -132,8 +132,11 @@ def main() -> None:
         for _ in range(memory_runs):
             for table in (Fastpath, Autopath, AntiAutopath, Observation):
                 table.objects.all().delete()
+            # Each in a fresh session, as the chat turns above: no history, and the second is not
+            # a retry of the first (a retry lowers the first turn's routing score, a cost of its own).
             with client.websocket(client.create_session()) as ws:
                 cold_frames = run_turn(ws, MEMORY_REQUEST, timeout_s=180)
+            with client.websocket(client.create_session()) as ws:
                 warm_frames = run_turn(ws, MEMORY_REQUEST)
             cold_done, warm_done = cold_frames[-1][1], warm_frames[-1][1]
             if cold_done.get("layer") not in ("engine", "recovery") or warm_done.get("layer") != "fastpath":

@@ -35,12 +35,10 @@ def _current(entry: Fastpath, catalog: Catalog) -> bool:
 
 
 def lookup(probe: Probe, catalog: Catalog, started: float) -> Recall | None:
-    banned = set(
-        AntiAutopath.objects.filter(_scope(probe.owner_id), expires_at__gt=now()).values_list("plan_hash", flat=True)
+    banned = AntiAutopath.objects.filter(_scope(probe.owner_id), expires_at__gt=now()).values("plan_hash")
+    active = Fastpath.objects.filter(_scope(probe.owner_id), status=Fastpath.Status.ACTIVE).exclude(
+        plan_hash__in=banned  # a subquery: one round trip
     )
-    active = Fastpath.objects.filter(_scope(probe.owner_id), status=Fastpath.Status.ACTIVE)
-    if banned:
-        active = active.exclude(plan_hash__in=banned)
     # Stage 1: the same masked request. The user's own entries before seeds.
     for entry in active.filter(key=probe.key).order_by(F("owner_id").desc(nulls_last=True), "-created_at")[:3]:
         if not _current(entry, catalog):
