@@ -30,17 +30,27 @@ VERBS: dict[str, tuple[str, ...]] = {
     "write": (
         "write",
         "save",
-        "create",
         "store",
         "append",
         "note down",
         "scrivi",
         "scrivere",
         "salva",
-        "crea",
         "aggiungi",
         "annota",
     ),
+    "create": ("create", "make a new", "new", "crea", "creare", "nuovo", "nuova", "genera", "generate"),
+    "delete": ("delete", "remove", "erase", "cancella", "elimina", "rimuovi", "cancellare", "eliminare"),
+    "send": ("send", "mail to", "invia", "manda", "mandami", "inviare", "spedisci"),
+    "reply": ("reply", "answer to", "rispondi"),
+    "move": ("move", "rename", "sposta", "rinomina", "spostare"),
+    "set": ("set", "change", "update", "modify", "edit", "imposta", "cambia", "modifica", "aggiorna"),
+    "convert": ("convert", "transcode", "converti", "trasforma"),
+    "sort": ("sort", "order by", "rank", "ordina"),
+    "filter": ("filter", "only the", "filtra", "solo le", "solo i"),
+    "share": ("share", "condividi"),
+    "compress": ("compress", "zip", "comprimi"),
+    "undo": ("undo", "revert", "annulla"),
     "list": ("list", "ls", "enumerate", "elenca", "lista"),
     "find": (
         "find",
@@ -55,7 +65,8 @@ VERBS: dict[str, tuple[str, ...]] = {
         "individua",
         "contiene",
     ),
-    "count": ("count", "how many", "number of", "conta", "quanti", "quante", "numero di"),
+    # "=word": that exact word, not its stem (Italian "quanti" and "quanto", how much, share one).
+    "count": ("count", "how many", "number of", "conta", "=quanti", "=quante", "numero di"),
     "fetch": ("fetch", "download", "scarica", "recupera"),
     "run": ("run", "execute", "launch", "esegui", "lancia"),
     "compute": (
@@ -86,7 +97,7 @@ OBJECTS: dict[str, tuple[str, ...]] = {
 TOOL_VERBS: dict[str, tuple[str, ...]] = {
     "read": ("read",),
     "write": ("write",),
-    "list": ("list", "find"),
+    "list": ("list", "find", "read"),
     "find": ("find", "grep"),
     "count": ("find", "grep", "list"),
     "fetch": ("get",),
@@ -94,6 +105,18 @@ TOOL_VERBS: dict[str, tuple[str, ...]] = {
     "compute": ("compute",),
     "summarize": ("read", "write"),
     "tell": ("get",),
+    "create": ("create", "write"),
+    "delete": ("delete",),
+    "send": ("send", "reply"),
+    "reply": ("reply", "send"),
+    "move": ("move",),
+    "set": ("set", "change"),
+    "convert": ("change",),
+    "sort": ("sort",),
+    "filter": ("filter",),
+    "share": ("share",),
+    "compress": ("compress",),
+    "undo": ("undo",),
 }
 
 
@@ -103,6 +126,8 @@ def _lexicon(table: dict[str, tuple[str, ...]]) -> tuple[dict[str, str], list[tu
         for term in terms:
             if " " in term:
                 phrases.append((fold(term), label))
+            elif term.startswith("="):
+                single.setdefault(fold(term), label)  # looked up as "=" + the word itself
             else:
                 for stem in stems(fold(term)):
                     single.setdefault(stem, label)
@@ -139,6 +164,9 @@ def _find(text: str, tokens: list[str], single: dict[str, str], phrases: list[tu
     for token in tokens:
         at = text.find(token, offset)
         offset = max(offset, at)
+        if "=" + token in single:
+            found.append((at, single["=" + token]))
+            continue
         for stem in stems(token):
             if stem in single:
                 found.append((at, single[stem]))
@@ -175,6 +203,18 @@ STEP_KINDS: dict[str, tuple[str, ...]] = {
     "compute": ("compute",),
     "summarize": ("read", "write"),
     "tell": ("tell",),
+    "create": ("write",),
+    "delete": ("delete",),
+    "send": ("send",),
+    "reply": ("send",),
+    "move": ("move",),
+    "set": ("set",),
+    "convert": ("convert",),
+    "sort": ("sort",),
+    "filter": ("filter",),
+    "share": ("share",),
+    "compress": ("compress",),
+    "undo": ("undo",),
 }
 
 

@@ -184,7 +184,7 @@ def signature(masked: str) -> tuple[str, ...]:
             continue
         else:
             variants = stems(word)
-            verb = next((_VERB_STEMS[s] for s in variants if s in _VERB_STEMS), None)
+            verb = _VERB_STEMS.get("=" + word) or next((_VERB_STEMS[s] for s in variants if s in _VERB_STEMS), None)
             obj = next((_OBJECT_STEMS[s] for s in variants if s in _OBJECT_STEMS), None)
             tokens.add(f"v:{verb}" if verb else f"o:{obj}" if obj else min(variants))
     return tuple(sorted(tokens))

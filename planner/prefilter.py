@@ -10,17 +10,28 @@ appears whole in the request, whatever the intent."""
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
-from planner.intent import Intent
-from planner.text import STOPWORDS, content_words, stem_set, stems, words
+from planner.intent import _VERB_STEMS, TOOL_VERBS, Intent
+from planner.text import STOPWORDS, content_words, fold, stem_set, stems, words
 
-AFFINITY_WEIGHT, DESCRIPTION_CAP, INTENT_BONUS = 4, 3, 3
+AFFINITY_WEIGHT, DESCRIPTION_CAP, INTENT_BONUS = 4, 3, 1
+NAME_WEIGHT, COMPOSE_BONUS, FIRST_VERB_BONUS, TYPED_BONUS = 0, 2, 2, 3
 PHRASE_RECALL_CAP = 3
+# Words that put a date relative to now in the request: a tool that tells the time is needed first.
+_RELATIVE_TIME = frozenset(
+    """today tomorrow yesterday tonight now weekend monday tuesday wednesday thursday friday saturday sunday
+    oggi domani ieri stasera stanotte dopodomani adesso ora lunedi martedi mercoledi giovedi venerdi sabato
+    domenica settimana prossima prossimo""".split()
+)
+_TIME_OBJECTS = frozenset({"now", "time", "date", "clock"})
 META_TOOLS = {"final_answer", "scratchpad_read"}
+_EXTENSION = re.compile(r"\.([a-z][a-z0-9]{1,4})\b")
+_ARITHMETIC = re.compile(r"\d\s*[-+*/x\u00d7\u00f7^%]\s*\d|\d\s+(?:per|times|diviso|plus|minus|piu|meno)\s+\d")
 _GENERIC_VERBS = {"get", "do", "make", "use", "show", "give", "dammi", "fai", "usa"}
 
 
@@ -45,10 +56,18 @@ class Prefilter:
         # checks the phrases that could match it.
         self.phrases: dict[str, list[tuple[str, tuple[tuple[str, ...], ...]]]] = defaultdict(list)
         self.by_verb: dict[str, list[str]] = defaultdict(list)
+        # An executor's name is verb_object[_qualifier]: the words after the verb say what it acts on.
+        self.name_words: dict[str, set[str]] = defaultdict(set)
+        self.objects: dict[str, tuple[str, ...]] = {}
         for entry in entries:
             if entry.name in META_TOOLS:
                 continue
-            self.by_verb[entry.name.split("_", 1)[0]].append(entry.name)
+            verb, *objects = entry.name.split("_")
+            self.by_verb[verb].append(entry.name)
+            self.objects[entry.name] = tuple(objects)
+            for word in objects:
+                for stem in stems(word):
+                    self.name_words[stem].add(entry.name)
             for tag in entry.affinity:
                 for stem in stem_set(tag):
                     self.affinity[stem].add(entry.name)
@@ -63,22 +82,39 @@ class Prefilter:
     def rank(self, text: str, intent: Intent | None = None, *, k_min: int = 5, pool: int = 12) -> list[Candidate]:
         affinity_hits: dict[str, int] = defaultdict(int)
         description_hits: dict[str, int] = defaultdict(int)
+        name_hits: dict[str, int] = defaultdict(int)
+        object_hits: dict[str, int] = defaultdict(int)  # matches by words that are not verbs
         # A word counts once per tool, however many of its stems (English, Italian) match.
         for word in set(content_words(text)):
             word_stems = stems(word)
+            is_verb = "=" + word in _VERB_STEMS or any(s in _VERB_STEMS for s in word_stems)
+            matched = {n for s in word_stems for n in self.affinity.get(s, ())}
+            matched |= {n for s in word_stems for n in self.name_words.get(s, ())}
+            if not is_verb:
+                for name in matched:
+                    object_hits[name] += 1
             for name in {n for s in word_stems for n in self.affinity.get(s, ())}:
                 affinity_hits[name] += 1
             for name in {n for s in word_stems for n in self.description.get(s, ())}:
                 description_hits[name] += 1
+            for name in {n for s in word_stems for n in self.name_words.get(s, ())}:
+                name_hits[name] += 1
         scores: dict[str, float] = defaultdict(float)
         for name, hits in affinity_hits.items():
             scores[name] += AFFINITY_WEIGHT * hits
         for name, hits in description_hits.items():
             scores[name] += min(DESCRIPTION_CAP, hits)
+        for name, hits in name_hits.items():
+            scores[name] += NAME_WEIGHT * hits
         if intent is not None:
+            first = set(TOOL_VERBS.get(intent.verbs[0], ())) if intent.verbs else set()
             for verb in dict.fromkeys(intent.tool_verbs):
                 for name in self.by_verb.get(verb, ()):
-                    scores[name] += INTENT_BONUS
+                    scores[name] += INTENT_BONUS + (FIRST_VERB_BONUS if verb in first else 0)
+                    # The request's verb and the object the name acts on: the whole name matches.
+                    if object_hits.get(name):
+                        scores[name] += COMPOSE_BONUS
+        self._typed(text, scores)
         ranked = sorted(((s, n) for n, s in scores.items() if s > 0), key=lambda x: (-x[0], x[1]))
         if not ranked:
             chosen: list[Candidate] = []
@@ -87,6 +123,29 @@ class Prefilter:
             k = k_min if confident else pool
             chosen = [Candidate(name, score) for score, name in ranked[:k]]
         return chosen + self._phrase_recall(text, {c.name for c in chosen})
+
+    @staticmethod
+    def verb_of(name: str) -> str:
+        return name.split("_", 1)[0]
+
+    def _typed(self, text: str, scores: dict[str, float]) -> None:
+        """What the request holds, not only what it says: a URL wants a tool that acts on urls,
+        a file name a tool on files (or on that very format), a date relative to now a tool
+        that tells the time."""
+        lowered = fold(text)
+        has_url = "http://" in lowered or "https://" in lowered or "www." in lowered
+        extensions = set(_EXTENSION.findall(lowered))
+        relative_time = any(w in _RELATIVE_TIME for w in words(text))
+        arithmetic = bool(_ARITHMETIC.search(text))
+        for name, objects in self.objects.items():
+            if arithmetic and self.verb_of(name) == "compute":
+                scores[name] += TYPED_BONUS
+            if has_url and any(o in ("url", "urls") for o in objects):
+                scores[name] += TYPED_BONUS
+            if extensions and (extensions & set(objects) or (objects and objects[0] == "files")):
+                scores[name] += TYPED_BONUS if extensions & set(objects) else TYPED_BONUS / 2
+            if relative_time and _TIME_OBJECTS & set(objects):
+                scores[name] += TYPED_BONUS
 
     def _phrase_recall(self, text: str, already: set[str]) -> list[Candidate]:
         present = {s for w in words(text) if w not in STOPWORDS for s in stems(w)}
