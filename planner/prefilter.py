@@ -19,8 +19,8 @@ from typing import Protocol
 from planner.intent import _VERB_STEMS, TOOL_VERBS, Intent
 from planner.text import STOPWORDS, content_words, fold, stem_set, stems, words
 
-AFFINITY_WEIGHT, DESCRIPTION_CAP, INTENT_BONUS = 4, 3, 1
-NAME_WEIGHT, COMPOSE_BONUS, FIRST_VERB_BONUS, TYPED_BONUS = 0, 2, 2, 3
+AFFINITY_WEIGHT, DESCRIPTION_CAP, INTENT_BONUS = 4, 3, 2
+NAME_WEIGHT, COMPOSE_BONUS, FIRST_VERB_BONUS, TYPED_BONUS = 2, 2, 2, 2
 PHRASE_RECALL_CAP = 3
 # Words that put a date relative to now in the request: a tool that tells the time is needed first.
 _RELATIVE_TIME = frozenset(
@@ -29,6 +29,18 @@ _RELATIVE_TIME = frozenset(
     domenica settimana prossima prossimo""".split()
 )
 _TIME_OBJECTS = frozenset({"now", "time", "date", "clock"})
+# What executors conventionally call the things the intent lexicon's objects name.
+OBJECT_NAMES: dict[str, frozenset[str]] = {
+    "files": frozenset({"files", "file"}),
+    "folder": frozenset({"dirs", "dir", "folders"}),
+    "web": frozenset({"urls", "url", "web"}),
+    "time": _TIME_OBJECTS,
+    "person": frozenset({"persons", "contacts", "people"}),
+    "command": frozenset({"shell", "processes", "commands"}),
+    "numbers": frozenset({"numbers", "entries"}),
+    "lines": frozenset({"lines", "texts", "files"}),
+}
+OBJECT_BONUS = 2
 META_TOOLS = {"final_answer", "scratchpad_read"}
 _EXTENSION = re.compile(r"\.([a-z][a-z0-9]{1,4})\b")
 _ARITHMETIC = re.compile(r"\d\s*[-+*/x\u00d7\u00f7^%]\s*\d|\d\s+(?:per|times|diviso|plus|minus|piu|meno)\s+\d")
@@ -114,6 +126,11 @@ class Prefilter:
                     # The request's verb and the object the name acts on: the whole name matches.
                     if object_hits.get(name):
                         scores[name] += COMPOSE_BONUS
+        if intent is not None and intent.object in OBJECT_NAMES:
+            wanted = OBJECT_NAMES[intent.object]
+            for name, objects in self.objects.items():
+                if wanted & set(objects):
+                    scores[name] += OBJECT_BONUS
         self._typed(text, scores)
         ranked = sorted(((s, n) for n, s in scores.items() if s > 0), key=lambda x: (-x[0], x[1]))
         if not ranked:

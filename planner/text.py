@@ -37,10 +37,19 @@ def words(text: str) -> list[str]:
     return _WORD.findall(fold(text))
 
 
+# Italian verbs take their object pronouns as a suffix: «scaricami», «mostrami», «mandamelo».
+_CLITIC = re.compile(r"^(\w{3,}?[aei])(mi|ti|ci|vi|lo|la|li|le|ne|gli|melo|mela|meli|mele|celo|cela|glielo)$")
+
+
 @lru_cache(maxsize=50_000)
 def stems(word: str) -> tuple[str, ...]:
-    """Both languages' stems of one word: a query's language is not known in advance."""
-    return tuple({_STEMMERS["en"].stemWord(word), _STEMMERS["it"].stemWord(word)})
+    """Both languages' stems of one word: a query's language is not known in advance. An
+    Italian verb with a pronoun suffix also gets the stems of the bare verb."""
+    out = {_STEMMERS["en"].stemWord(word), _STEMMERS["it"].stemWord(word)}
+    clitic = _CLITIC.match(word) if len(word) > 5 else None
+    if clitic:
+        out |= {_STEMMERS["en"].stemWord(clitic.group(1)), _STEMMERS["it"].stemWord(clitic.group(1))}
+    return tuple(sorted(out))
 
 
 def content_words(text: str) -> list[str]:

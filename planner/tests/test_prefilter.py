@@ -92,3 +92,50 @@ def test_phrase_recall_adds_tools_whose_multiword_tag_is_in_the_request():
     via = {c.name: c.via for c in ranked}
     assert via.get("read_messages") == "rank"
     assert via.get("find_credentials") in ("rank", "phrase") and "read_persons" in via
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    affinity: tuple[str, ...] = ()
+
+
+ANY_CATALOG = [
+    Tool("read_urls_html", "Legge una pagina web", ("pagina", "web")),
+    Tool("read_files", "Legge file di testo", ("leggi", "file")),
+    Tool("find_urls", "Cerca sul web", ("cerca", "web", "ricerca")),
+    Tool("get_now", "Data e ora correnti", ("ora", "data")),
+    Tool("read_events", "Legge gli appuntamenti del calendario", ("appuntamento", "calendario")),
+    Tool("create_events", "Crea un appuntamento", ("appuntamento", "calendario")),
+    Tool("delete_events", "Cancella un appuntamento", ("appuntamento", "calendario")),
+    Tool("compute_entries", "Calcoli aritmetici", ("calcola",)),
+    Tool("get_persons", "Chi è l'utente e i suoi contatti", ("utente",)),
+]
+
+
+@pytest.mark.parametrize(
+    ("request_text", "tool"),
+    [
+        ("scaricami https://example.com/wiki/Pagina e riassumila", "read_urls_html"),  # a URL, a clitic verb
+        ("crea un appuntamento domani alle 9", "create_events"),  # the first verb with its object
+        ("cancella l'appuntamento di lunedi", "delete_events"),
+        ("elenca gli appuntamenti", "read_events"),  # listing a collection reads it
+        ("quanto fa 12 * 7?", "compute_entries"),  # arithmetic, whatever the words
+        ("chi sono io", "get_persons"),
+    ],
+)
+def test_any_catalog_is_ranked_by_verb_object_and_what_the_request_holds(request_text, tool):
+    ranked = Prefilter(ANY_CATALOG).rank(request_text, extract(request_text))
+    assert ranked and ranked[0].name == tool, [c.name for c in ranked]
+
+
+def test_a_date_relative_to_now_brings_the_time_tool():
+    ranked = [
+        c.name for c in Prefilter(ANY_CATALOG).rank("che appuntamenti ho domani", extract("che appuntamenti ho domani"))
+    ]
+    assert "get_now" in ranked[:5] and "read_events" in ranked[:5]
+
+
+def test_italian_verbs_with_pronoun_suffixes_share_the_verbs_stems():
+    assert stem_set("mostrami") >= stem_set("mostra") and stem_set("mandamelo") >= stem_set("manda")

@@ -1,0 +1,37 @@
+"""The pre-filter benches run in `make test`'s environment, offline, and end with their JSON line.
+(Their figures are for the closing notes; here only that they run.)"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PEER = ROOT.parent / "shared" / "peer-bench" / "metnos-prefilter"
+
+
+def run_bench(*args: str) -> dict:
+    done = subprocess.run(
+        [sys.executable, "bench/prefilter_peer.py", "--quick", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.skipif(not PEER.is_dir(), reason="the peer bench data (../shared/peer-bench) is not beside this checkout")
+def test_the_peer_prefilter_bench_reports_both_halves():
+    for split in ("even", "odd"):
+        result = run_bench("--split", split)
+        assert result["split"] == split and result["queries"] == 117 and result["executors"] == 96
+        assert {"recall_at_1", "recall_at_5", "mean_ms", "p95_ms"} <= set(result)
+
+
+def test_the_prefilter_bench_on_our_catalog_runs():
+    result = run_bench("--catalog", "ours")
+    assert result["queries"] >= 40 and result["recall_at_5"] >= 0.9
