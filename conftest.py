@@ -44,6 +44,7 @@ def routing_state(request, settings, availability_prefix, workspaces_root):
     """Each test starts with the default models and a clean availability state. Transactional
     tests flush the database, seeded rows included, so the defaults are seeded again."""
     settings.METNOS_AVAILABILITY_PREFIX = availability_prefix
+    settings.METNOS_BILLING_PREFIX = f"{availability_prefix}:billing:{uuid.uuid4().hex[:8]}"
     settings.METNOS_ROUTING_FILE = ""
     settings.METNOS_WORKSPACES_ROOT = str(workspaces_root)  # tests never write into var/
     if request.node.get_closest_marker("django_db") is not None:
@@ -54,6 +55,11 @@ def routing_state(request, settings, availability_prefix, workspaces_root):
         request.getfixturevalue("_django_db_helper")
         seed(Provider, ChatModel)
         invalidate_local()
+        from billing import defaults, pricing
+        from billing.models import ModelPrice, PriceVersion
+
+        defaults.seed(PriceVersion, ModelPrice)
+        pricing.invalidate()
     yield
     from routing.availability import availability
 

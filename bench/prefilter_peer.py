@@ -54,9 +54,6 @@ def load_peer(peer: Path) -> tuple[list[Entry], list[tuple[int, str, str]]]:
 
 
 def load_ours() -> tuple[list, list[tuple[int, str, str]]]:
-    import django
-
-    django.setup()
     from planner.catalog import catalog
 
     corpus = [
@@ -76,7 +73,9 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="one pass (the default is 5 timing passes)")
     parser.add_argument("--misses", action="store_true", help="print the requests whose tool is not in the top 5")
     args = parser.parse_args()
+    import django
 
+    django.setup()  # the pre-filter needs no database, but the planner's modules load Django models
     from planner.intent import extract
     from planner.prefilter import Prefilter
 

@@ -8,9 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from billing import gate, ledger, pricing
 from billing.cost import call_cost, format_usd
-from billing.prices import list_price
-from core.clock import monotonic_ms
+from core.clock import monotonic_ms, now
 from core.events import bus
 from core.ir import ChatRequest, MessageStop, TextDelta, ToolUseBlock, Usage
 from routing.availability import availability
@@ -41,11 +41,12 @@ class LLMResult:
 
 
 def cost_of(model: ModelConfig, usage: Usage, reported: Decimal | None = None) -> Decimal:
+    """What a call with this usage costs now (the price version in force)."""
     if reported is not None:
         return reported
-    price = list_price(provider_kind=model.provider_kind, api_model=model.api_model)
+    price, _ = pricing.price_at(provider_kind=model.provider_kind, api_model=model.api_model, at=now())
     if price is None:
-        logger.warning("no list price for %s; its calls are recorded at $0", model.api_model)
+        logger.warning("no price for %s; its calls are recorded at $0", model.api_model)
         return Decimal("0")
     return call_cost(usage=usage, price=price)
 
@@ -67,7 +68,32 @@ def call(
     ids: dict,
     user_id: int | None,
     on_delta: Callable[[str], None] | None = None,
+    key_id: str = "",
+    inbound_shape: str = "chat",
 ) -> LLMResult:
+    """One accounted model call: rate limits and budgets first (a ledger row is written before
+    the call, so none is lost), then the call, then its settlement and `llm.call_completed`."""
+    identity = gate.Identity(user_id=user_id, team_id=ledger.team_of(user_id), key_id=key_id)
+    prompt = sum(len(m.text_content) for m in request.messages) + len(request.system.joined)
+    try:
+        opened = ledger.admit(
+            model=model.name,
+            provider=model.provider,
+            provider_kind=model.provider_kind,
+            api_model=model.api_model,
+            prompt_tokens=estimate_tokens_of(prompt),
+            max_tokens=request.max_tokens or model.max_output_tokens,
+            identity=identity,
+            role=role,
+            inbound_shape=inbound_shape,
+            session_id=ids.get("session_id"),
+            turn_id=ids.get("turn_id"),
+        )
+    except gate.Refused as refused:
+        kind = "budget" if refused.kind == "budget" else "rate_limit"
+        error = ProviderError(kind, str(refused), retry_after_s=refused.retry_after, provider=model.provider)
+        _emit(model, Usage(), Decimal("0"), 0, "refused", error, role, user_id, identity, inbound_shape, ids)
+        return LLMResult("", model, error=error)
     started = monotonic_ms()
     parts: list[str] = []
     usage, reported, error, cancelled = Usage(), None, None, False
@@ -93,8 +119,20 @@ def call(
     except Cancelled:
         cancelled = True
     model_ms = int(monotonic_ms() - started)
-    cost = cost_of(model, usage, reported)
     status = "error" if error else ("cancelled" if cancelled else "ok")
+    cost = ledger.settle(
+        opened,
+        usage=usage,
+        status=status,
+        latency_ms=model_ms,
+        error=str(error) if error else "",
+        reported_cost=reported,
+    )
+    _emit(model, usage, cost, model_ms, status, error, role, user_id, identity, inbound_shape, ids, opened.entry_id)
+    return LLMResult("".join(parts), model, usage, cost, model_ms, error, cancelled, tool_uses)
+
+
+def _emit(model, usage, cost, model_ms, status, error, role, user_id, identity, inbound_shape, ids, entry_id=None):
     bus.emit(
         "llm.call_completed",
         {
@@ -107,14 +145,24 @@ def call(
             "error": str(error) if error else "",
             "role": role,
             "user_id": user_id,
-            "inbound_shape": "chat",
+            "team_id": identity.team_id,
+            "key_id": identity.key_id,
+            "inbound_shape": inbound_shape,
+            "ledger_id": str(entry_id) if entry_id else None,
         },
         **ids,
     )
-    return LLMResult("".join(parts), model, usage, cost, model_ms, error, cancelled, tool_uses)
+
+
+def estimate_tokens_of(chars: int) -> int:
+    return chars // 4 + 1
 
 
 def user_facing(error: ProviderError) -> str:
+    if error.kind == "budget":
+        return (
+            f"This call was not made: {error.message}. Ask an admin to raise the budget, or wait for the next period."
+        )
     if error.kind in ("network", "timeout"):
         return f"The model is unreachable right now ({error.message}). Your message is saved; try again."
     return f"The model call failed ({error}). Your message is saved; try again."

@@ -11,9 +11,11 @@ import httpx
 
 from core.ir import ChatRequest, ChatResponse, StreamEvent
 
-ErrorKind = Literal["auth", "rate_limit", "bad_request", "context_length", "server", "network", "timeout", "protocol"]
+ErrorKind = Literal[
+    "auth", "rate_limit", "bad_request", "context_length", "server", "network", "timeout", "protocol", "budget"
+]
 
-_PERMANENT = {"auth": True, "bad_request": True, "context_length": True}
+_PERMANENT = {"auth": True, "bad_request": True, "context_length": True, "budget": True}
 _CONTEXT_HINTS = ("context length", "context_length", "maximum context", "prompt is too long", "too many tokens")
 
 

@@ -1,0 +1,215 @@
+"""Budgets and rate limits, checked before a call and settled after it, atomically in Redis.
+
+Budgets: each (scope, id, calendar period) has a Redis counter of spent + reserved USD, in units
+of 1e-8 USD. Before a call its worst case is reserved with one Lua script that checks every hard
+budget and increments all of them, or none: 50 concurrent calls at a budget that covers 5 get 5
+reservations, never more. After the call the real cost replaces the reservation. The period is
+in the key (`day:2026-11-26`, `week:2026-W48`, `month:2026-11`), so a new day starts a new
+counter by itself: no job has to reset anything. A counter that is missing (Redis restarted, or
+a new period) starts from the ledger's sum for that period.
+
+Rate limits: requests and tokens per minute, fixed windows per calendar minute, also in Redis."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+import redis
+from django.conf import settings
+
+from billing.cost import USD_QUANTUM, format_usd
+
+logger = logging.getLogger(__name__)
+UNITS = Decimal(1) / USD_QUANTUM  # 1e8 units per USD
+
+_RESERVE = """
+-- KEYS: the budget counters; ARGV: amount, then for each key its limit (-1: soft, never refuses)
+local amount = tonumber(ARGV[1])
+for i, key in ipairs(KEYS) do
+  local limit = tonumber(ARGV[i + 1])
+  if limit >= 0 then
+    local current = tonumber(redis.call('GET', key) or '0')
+    if current + amount > limit then
+      return i
+    end
+  end
+end
+for i, key in ipairs(KEYS) do
+  redis.call('INCRBY', key, amount)
+  redis.call('EXPIRE', key, tonumber(ARGV[#KEYS + 1 + i]))
+end
+return 0
+"""
+
+_client: redis.Redis | None = None
+_reserve_script = None
+
+
+def client() -> redis.Redis:
+    global _client, _reserve_script
+    if _client is None:
+        _client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2.0, socket_connect_timeout=2.0)
+        _reserve_script = _client.register_script(_RESERVE)
+    return _client
+
+
+class Refused(Exception):
+    """A budget or a rate limit said no. `kind` is budget | rate_limit."""
+
+    def __init__(self, kind: str, message: str, retry_after: int | None = None):
+        super().__init__(message)
+        self.kind = kind
+        self.retry_after = retry_after
+
+
+@dataclass(frozen=True)
+class Identity:
+    user_id: int | None = None
+    team_id: int | None = None
+    key_id: str = ""
+
+    def scopes(self) -> list[tuple[str, str]]:
+        out = []
+        if self.key_id:
+            out.append(("key", self.key_id))
+        if self.user_id is not None:
+            out.append(("user", str(self.user_id)))
+        if self.team_id is not None:
+            out.append(("team", str(self.team_id)))
+        return out
+
+
+@dataclass
+class Reservation:
+    keys: list[str] = field(default_factory=list)
+    units: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+
+def period_window(period: str, at: datetime) -> tuple[str, datetime, datetime]:
+    """(label, start, end) of the calendar period holding `at` (UTC)."""
+    day = at.replace(hour=0, minute=0, second=0, microsecond=0)
+    if period == "day":
+        return f"day:{day:%Y-%m-%d}", day, day + timedelta(days=1)
+    if period == "week":
+        start = day - timedelta(days=day.weekday())
+        year, week, _ = start.isocalendar()
+        return f"week:{year}-W{week:02d}", start, start + timedelta(days=7)
+    if period == "month":
+        start = day.replace(day=1)
+        end = (start + timedelta(days=32)).replace(day=1)
+        return f"month:{start:%Y-%m}", start, end
+    return "all", datetime(2000, 1, 1, tzinfo=at.tzinfo), datetime(9999, 1, 1, tzinfo=at.tzinfo)
+
+
+def _prefix() -> str:
+    return settings.METNOS_BILLING_PREFIX
+
+
+def _spent_in_ledger(scope: str, scope_id: str, start: datetime, end: datetime) -> Decimal:
+    from django.db.models import Sum
+
+    from billing.models import LedgerEntry
+
+    field_name = {"key": "key_id", "user": "user_id", "team": "team_id"}[scope]
+    value = scope_id if scope == "key" else int(scope_id)
+    total = (
+        LedgerEntry.objects.filter(**{field_name: value}, created_at__gte=start, created_at__lt=end)
+        .exclude(status=LedgerEntry.Status.REFUSED)
+        .aggregate(total=Sum("cost_usd"))["total"]
+    )
+    return total or Decimal("0")
+
+
+def reserve(identity: Identity, amount: Decimal, *, at: datetime) -> Reservation:
+    """Reserve `amount` against every budget of the identity, atomically. Raises Refused when a
+    hard budget would be passed; a soft budget that would be passed only warns."""
+    from billing.models import Budget
+
+    scopes = identity.scopes()
+    if not scopes:
+        return Reservation()
+    budgets = [b for b in Budget.objects.filter(scope__in=[s for s, _ in scopes]) if (b.scope, b.scope_id) in scopes]
+    if not budgets:
+        return Reservation()
+    r = client()
+    units = int((amount * UNITS).to_integral_value())
+    keys, limits, ttls, warnings = [], [], [], []
+    for budget in budgets:
+        label, start, end = period_window(budget.period, at)
+        key = f"{_prefix()}:budget:{budget.scope}:{budget.scope_id}:{label}"
+        if not r.exists(key):  # a new period, or Redis lost it: start from the ledger
+            spent = _spent_in_ledger(budget.scope, budget.scope_id, start, end)
+            r.set(key, int(spent * UNITS), nx=True, ex=int((end - at).total_seconds()) + 86400)
+        keys.append(key)
+        limit_units = int(budget.limit_usd * UNITS)
+        limits.append(limit_units if budget.hard else -1)
+        ttls.append(min(int((end - at).total_seconds()) + 86400, 10 * 366 * 86400))
+        if not budget.hard and int(r.get(key) or 0) + units > limit_units:
+            warnings.append(
+                f"the soft {budget.period} budget of {budget.scope} {budget.scope_id} (${budget.limit_usd}) is passed"
+            )
+    refused_at = _reserve_script(keys=keys, args=[units, *limits, *ttls])
+    if refused_at:
+        budget = budgets[refused_at - 1]
+        raise Refused(
+            "budget",
+            f"budget exceeded: the {budget.period} budget of {budget.scope} {budget.scope_id} is "
+            f"${format_usd(budget.limit_usd)} and this call could cost up to ${format_usd(amount)} more than is left",
+        )
+    for warning in warnings:
+        logger.warning(warning)
+    return Reservation(keys, units, warnings)
+
+
+def settle(reservation: Reservation, cost: Decimal) -> None:
+    """Replace the reservation with the real cost (which may be less, or, rarely, more)."""
+    if not reservation.keys:
+        return
+    delta = int((cost * UNITS).to_integral_value()) - reservation.units
+    if delta:
+        pipe = client().pipeline()
+        for key in reservation.keys:
+            pipe.incrby(key, delta)
+        pipe.execute()
+
+
+def check_rate(identity: Identity, tokens: int, *, at: datetime) -> None:
+    """Requests and tokens per minute on the key and the user. Raises Refused with Retry-After."""
+    from billing.models import RateLimit
+
+    scopes = [s for s in identity.scopes() if s[0] in ("key", "user")]
+    if not scopes:
+        return
+    limits = [
+        lim for lim in RateLimit.objects.filter(scope__in=[s for s, _ in scopes]) if (lim.scope, lim.scope_id) in scopes
+    ]
+    if not limits:
+        return
+    minute = at.strftime("%Y%m%d%H%M")
+    retry_after = 60 - at.second
+    pipe = client().pipeline()
+    for lim in limits:
+        base = f"{_prefix()}:rate:{lim.scope}:{lim.scope_id}:{minute}"
+        pipe.incr(f"{base}:req")
+        pipe.expire(f"{base}:req", 120)
+        pipe.incrby(f"{base}:tok", tokens)
+        pipe.expire(f"{base}:tok", 120)
+    counts = pipe.execute()
+    for i, lim in enumerate(limits):
+        requests, used_tokens = counts[i * 4], counts[i * 4 + 2]
+        if lim.rpm and requests > lim.rpm:
+            raise Refused(
+                "rate_limit",
+                f"rate limit: more than {lim.rpm} requests a minute for {lim.scope} {lim.scope_id}",
+                retry_after,
+            )
+        if lim.tpm and used_tokens > lim.tpm:
+            raise Refused(
+                "rate_limit",
+                f"rate limit: more than {lim.tpm} tokens a minute for {lim.scope} {lim.scope_id}",
+                retry_after,
+            )

@@ -1,0 +1,193 @@
+"""The usage ledger: one row per model call, with who made it, what it cost and how it ended.
+
+    admit()  → rate limits, then the budget reservation, then the row, `pending`, holding the
+               reservation. It is committed before the call is made, so a process that dies
+               during the call (or between the call and the settlement) leaves the row behind.
+    settle() → the row gets the usage, cost, latency and status; the rollup cell is updated in
+               the same transaction (dashboards read rollups, never the ledger); the budget
+               counters get the real cost in place of the reservation.
+    reap()   → rows still `pending` long after their call (the process died) become
+               `interrupted`, billed at their reservation, and are rolled up. A beat job runs it.
+A call a budget or rate limit refuses gets a `refused` row and raises gate.Refused."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import timedelta
+from decimal import Decimal
+
+from django.db import connection, transaction
+
+from billing import gate, pricing
+from billing.cost import Price, call_cost
+from billing.models import LedgerEntry
+from core.clock import new_id, now
+from core.ir import Usage
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class Open:
+    entry_id: object
+    price: Price | None
+    price_version: int | None
+    reservation: gate.Reservation
+
+
+def team_of(user_id: int | None) -> int | None:
+    """The user's team for attribution: their first team (by joining order), if any."""
+    if user_id is None:
+        return None
+    from billing.models import TeamMember
+
+    return TeamMember.objects.filter(user_id=user_id).order_by("pk").values_list("team_id", flat=True).first()
+
+
+def admit(
+    *,
+    model: str,
+    provider: str,
+    provider_kind: str,
+    api_model: str,
+    prompt_tokens: int,
+    max_tokens: int,
+    identity: gate.Identity,
+    role: str,
+    inbound_shape: str = "chat",
+    session_id=None,
+    turn_id=None,
+) -> Open:
+    at = now()
+    price, version = pricing.price_at(provider_kind=provider_kind, api_model=api_model, at=at)
+    worst = pricing.worst_case(price, prompt_tokens=prompt_tokens, max_tokens=max_tokens)
+    fields = {
+        "created_at": at,
+        "model": model,
+        "provider": provider,
+        "provider_kind": provider_kind,
+        "api_model": api_model,
+        "user_id": identity.user_id,
+        "team_id": identity.team_id,
+        "key_id": identity.key_id,
+        "role": role,
+        "inbound_shape": inbound_shape,
+        "session_id": _uuid(session_id),
+        "turn_id": _uuid(turn_id),
+        "price_version_id": version,
+    }
+    try:
+        gate.check_rate(identity, prompt_tokens + max_tokens, at=at)
+        reservation = gate.reserve(identity, worst, at=at)
+    except gate.Refused as refused:
+        LedgerEntry.objects.create(
+            **fields, status=LedgerEntry.Status.REFUSED, settled_at=at, error=str(refused)[:2000]
+        )
+        raise
+    entry = LedgerEntry.objects.create(id=new_id(), **fields, reserved_usd=worst)
+    return Open(entry.id, price, version, reservation)
+
+
+def settle(
+    opened: Open,
+    *,
+    usage: Usage,
+    status: str,
+    latency_ms: int,
+    error: str = "",
+    reported_cost: Decimal | None = None,
+) -> Decimal:
+    cost = (
+        reported_cost
+        if reported_cost is not None
+        else (call_cost(usage=usage, price=opened.price) if opened.price else Decimal("0"))
+    )
+    with transaction.atomic():
+        updated = LedgerEntry.objects.filter(pk=opened.entry_id, status=LedgerEntry.Status.PENDING).update(
+            status=status,
+            settled_at=now(),
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            cache_read_tokens=usage.cache_read_tokens,
+            cache_write_tokens=usage.cache_write_tokens,
+            cost_usd=cost,
+            reported_cost=reported_cost is not None,
+            latency_ms=latency_ms,
+            error=error[:2000],
+            rolled_up=True,
+        )
+        if updated:
+            roll_up(LedgerEntry.objects.get(pk=opened.entry_id))
+    gate.settle(opened.reservation, cost)
+    return cost
+
+
+def roll_up(entry: LedgerEntry) -> None:
+    """Add one settled row to its rollup cell (INSERT … ON CONFLICT DO UPDATE: one statement)."""
+    day = entry.created_at.date()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            INSERT INTO billing_rollup (day, model, provider, user_id, team_id, key_id, role, calls, errors,
+                input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, latency_ms_total)
+            VALUES (%s, %s, %s, %s, %s, %s, %s, 1, %s, %s, %s, %s, %s, %s, %s)
+            ON CONFLICT ON CONSTRAINT rollup_cell DO UPDATE SET
+                calls = billing_rollup.calls + 1,
+                errors = billing_rollup.errors + EXCLUDED.errors,
+                input_tokens = billing_rollup.input_tokens + EXCLUDED.input_tokens,
+                output_tokens = billing_rollup.output_tokens + EXCLUDED.output_tokens,
+                cache_read_tokens = billing_rollup.cache_read_tokens + EXCLUDED.cache_read_tokens,
+                cache_write_tokens = billing_rollup.cache_write_tokens + EXCLUDED.cache_write_tokens,
+                cost_usd = billing_rollup.cost_usd + EXCLUDED.cost_usd,
+                latency_ms_total = billing_rollup.latency_ms_total + EXCLUDED.latency_ms_total
+            """,
+            [
+                day,
+                entry.model,
+                entry.provider,
+                entry.user_id,
+                entry.team_id,
+                entry.key_id,
+                entry.role,
+                int(entry.status != LedgerEntry.Status.OK),
+                entry.input_tokens,
+                entry.output_tokens,
+                entry.cache_read_tokens,
+                entry.cache_write_tokens,
+                entry.cost_usd,
+                entry.latency_ms,
+            ],
+        )
+
+
+def reap(*, older_than: timedelta = timedelta(minutes=10)) -> int:
+    """Rows whose process died before settling: billed at their reservation. Idempotent."""
+    count = 0
+    for entry_id in LedgerEntry.objects.filter(
+        status=LedgerEntry.Status.PENDING, created_at__lt=now() - older_than
+    ).values_list("id", flat=True):
+        with transaction.atomic():
+            entry = (
+                LedgerEntry.objects.select_for_update().filter(pk=entry_id, status=LedgerEntry.Status.PENDING).first()
+            )
+            if entry is None:
+                continue
+            entry.status = LedgerEntry.Status.INTERRUPTED
+            entry.cost_usd = entry.reserved_usd
+            entry.settled_at = now()
+            entry.error = "the process making the call stopped before it settled; billed at the reservation"
+            entry.rolled_up = True
+            entry.save()
+            roll_up(entry)
+            count += 1
+    return count
+
+
+def _uuid(value):
+    import uuid
+
+    try:
+        return uuid.UUID(str(value)) if value else None
+    except ValueError:
+        return None

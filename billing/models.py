@@ -1,0 +1,189 @@
+from django.conf import settings
+from django.db import models
+
+from core.clock import new_id
+
+USD = {"max_digits": 20, "decimal_places": 8}
+
+
+class PriceVersion(models.Model):
+    """A set of per-model prices in force from `effective_from` until the next version."""
+
+    name = models.CharField(max_length=100, unique=True)
+    effective_from = models.DateTimeField(db_index=True)
+    source = models.TextField(blank=True, help_text="Where the prices come from.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-effective_from"]
+
+    def __str__(self) -> str:
+        return f"{self.name} (from {self.effective_from:%Y-%m-%d})"
+
+
+class ModelPrice(models.Model):
+    """USD per million tokens for one model in one price version. Cache rates left empty are
+    billed at the input rate."""
+
+    version = models.ForeignKey(PriceVersion, on_delete=models.CASCADE, related_name="prices")
+    provider_kind = models.CharField(max_length=32)
+    api_model = models.CharField(max_length=200)
+    input_per_mtok = models.DecimalField(max_digits=12, decimal_places=6)
+    output_per_mtok = models.DecimalField(max_digits=12, decimal_places=6)
+    cache_read_per_mtok = models.DecimalField(max_digits=12, decimal_places=6, null=True, blank=True)
+    cache_write_per_mtok = models.DecimalField(max_digits=12, decimal_places=6, null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["version", "provider_kind", "api_model"], name="one_price_per_model")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.api_model} in {self.version.name}"
+
+
+class Team(models.Model):
+    name = models.CharField(max_length=100, unique=True)
+    members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="TeamMember", related_name="teams")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class TeamMember(models.Model):
+    class Role(models.TextChoices):
+        MEMBER = "member"
+        ADMIN = "admin"  # sees the team's dashboards
+
+    team = models.ForeignKey(Team, on_delete=models.CASCADE)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    role = models.CharField(max_length=16, choices=Role.choices, default=Role.MEMBER)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["team", "user"], name="team_member_once")]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.team} ({self.role})"
+
+
+class LedgerEntry(models.Model):
+    """One model call. The row is written before the call (status `pending`, carrying the
+    reserved worst case), so a process that dies mid-call cannot lose it; the call settles it."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        OK = "ok"
+        ERROR = "error"
+        CANCELLED = "cancelled"
+        REFUSED = "refused"  # a budget or rate limit said no; nothing was called
+        INTERRUPTED = "interrupted"  # the process died before settling; billed at the reservation
+
+    id = models.UUIDField(primary_key=True, default=new_id, editable=False)
+    created_at = models.DateTimeField(db_index=True)
+    settled_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING, db_index=True)
+    model = models.CharField(max_length=200)
+    provider = models.CharField(max_length=100)
+    provider_kind = models.CharField(max_length=32)
+    api_model = models.CharField(max_length=200)
+    input_tokens = models.PositiveIntegerField(default=0)
+    output_tokens = models.PositiveIntegerField(default=0)
+    cache_read_tokens = models.PositiveIntegerField(default=0)
+    cache_write_tokens = models.PositiveIntegerField(default=0)
+    cost_usd = models.DecimalField(**USD, default=0)
+    reserved_usd = models.DecimalField(**USD, default=0)
+    price_version = models.ForeignKey(PriceVersion, null=True, blank=True, on_delete=models.SET_NULL)
+    reported_cost = models.BooleanField(default=False, help_text="The provider reported the cost (OpenRouter).")
+    latency_ms = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    user_id = models.IntegerField(null=True, db_index=True)
+    team_id = models.IntegerField(null=True, db_index=True)
+    key_id = models.CharField(max_length=64, blank=True, db_index=True)
+    role = models.CharField(max_length=16)  # planner | worker | gateway
+    inbound_shape = models.CharField(max_length=16, default="chat")  # chat | openai | anthropic
+    session_id = models.UUIDField(null=True, blank=True)
+    turn_id = models.UUIDField(null=True, blank=True, db_index=True)
+    rolled_up = models.BooleanField(default=False)
+
+    class Meta:
+        indexes = [models.Index(fields=["status", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.model} {self.status} ${self.cost_usd}"
+
+
+class Rollup(models.Model):
+    """Per day, model, user, team, key and role: what the dashboards read (never the ledger)."""
+
+    day = models.DateField()
+    model = models.CharField(max_length=200)
+    provider = models.CharField(max_length=100)
+    user_id = models.IntegerField(null=True)
+    team_id = models.IntegerField(null=True)
+    key_id = models.CharField(max_length=64, blank=True)
+    role = models.CharField(max_length=16)
+    calls = models.PositiveIntegerField(default=0)
+    errors = models.PositiveIntegerField(default=0)
+    input_tokens = models.PositiveBigIntegerField(default=0)
+    output_tokens = models.PositiveBigIntegerField(default=0)
+    cache_read_tokens = models.PositiveBigIntegerField(default=0)
+    cache_write_tokens = models.PositiveBigIntegerField(default=0)
+    cost_usd = models.DecimalField(**USD, default=0)
+    latency_ms_total = models.PositiveBigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["day", "model", "provider", "user_id", "team_id", "key_id", "role"],
+                name="rollup_cell",
+                nulls_distinct=False,
+            )
+        ]
+        indexes = [models.Index(fields=["day"])]
+
+    def __str__(self) -> str:
+        return f"{self.day} {self.model} {self.role}: ${self.cost_usd}"
+
+
+class Budget(models.Model):
+    """Max USD per calendar period on a gateway key, a user or a team. Hard refuses; soft warns."""
+
+    class Period(models.TextChoices):
+        DAY = "day"
+        WEEK = "week"
+        MONTH = "month"
+        NONE = "none"  # a lifetime cap
+
+    class Scope(models.TextChoices):
+        KEY = "key"
+        USER = "user"
+        TEAM = "team"
+
+    scope = models.CharField(max_length=8, choices=Scope.choices)
+    scope_id = models.CharField(max_length=64, help_text="The key id, user id or team id.")
+    limit_usd = models.DecimalField(**USD)
+    period = models.CharField(max_length=8, choices=Period.choices, default=Period.MONTH)
+    hard = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["scope", "scope_id", "period"], name="one_budget_per_period")]
+
+    def __str__(self) -> str:
+        return f"{self.scope} {self.scope_id}: ${self.limit_usd}/{self.period}"
+
+
+class RateLimit(models.Model):
+    """Requests and tokens per minute on a gateway key or a user (0: no limit)."""
+
+    scope = models.CharField(max_length=8, choices=[("key", "key"), ("user", "user")])
+    scope_id = models.CharField(max_length=64)
+    rpm = models.PositiveIntegerField(default=0)
+    tpm = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["scope", "scope_id"], name="one_rate_limit")]
+
+    def __str__(self) -> str:
+        return f"{self.scope} {self.scope_id}: {self.rpm} rpm, {self.tpm} tpm"
