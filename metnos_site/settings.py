@@ -144,6 +144,7 @@ CELERY_BEAT_SCHEDULE = {
     "memory-ager": {"task": "planner.tasks.age_memory", "schedule": crontab(hour=3, minute=10)},
     "autopath-promoter": {"task": "planner.tasks.promote_autopaths", "schedule": crontab(minute="*/15")},
     "observations-compaction": {"task": "planner.tasks.compact_observations", "schedule": crontab(hour=3, minute=40)},
+    "ledger-reaper": {"task": "billing.tasks.reap_ledger", "schedule": 300.0},
 }
 
 # Chat turns.
