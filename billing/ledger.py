@@ -21,7 +21,7 @@ from django.db import connection, transaction
 
 from billing import gate, pricing
 from billing.cost import Price, call_cost
-from billing.models import LedgerEntry
+from billing.models import LATENCY_BUCKETS_MS, LedgerEntry
 from core.clock import new_id, now
 from core.ir import Usage
 
@@ -58,6 +58,7 @@ def admit(
     inbound_shape: str = "chat",
     session_id=None,
     turn_id=None,
+    slot: str = "",
 ) -> Open:
     at = now()
     price, version = pricing.price_at(provider_kind=provider_kind, api_model=api_model, at=at)
@@ -76,6 +77,7 @@ def admit(
         "session_id": _uuid(session_id),
         "turn_id": _uuid(turn_id),
         "price_version_id": version,
+        "slot": slot,
     }
     try:
         gate.check_rate(identity, prompt_tokens + max_tokens, at=at)
@@ -123,15 +125,23 @@ def settle(
     return cost
 
 
+def latency_hist(latency_ms: int) -> list[int]:
+    """One call as a latency histogram: a 1 in its bucket (LATENCY_BUCKETS_MS, then slower)."""
+    hist = [0] * (len(LATENCY_BUCKETS_MS) + 1)
+    hist[next((i for i, bound in enumerate(LATENCY_BUCKETS_MS) if latency_ms <= bound), len(LATENCY_BUCKETS_MS))] = 1
+    return hist
+
+
 def roll_up(entry: LedgerEntry) -> None:
     """Add one settled row to its rollup cell (INSERT … ON CONFLICT DO UPDATE: one statement)."""
     day = entry.created_at.date()
     with connection.cursor() as cursor:
         cursor.execute(
             """
-            INSERT INTO billing_rollup (day, model, provider, user_id, team_id, key_id, role, calls, errors,
-                input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, latency_ms_total)
-            VALUES (%s, %s, %s, %s, %s, %s, %s, 1, %s, %s, %s, %s, %s, %s, %s)
+            INSERT INTO billing_rollup (day, model, provider, user_id, team_id, key_id, role, slot, calls, errors,
+                input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, latency_ms_total,
+                latency_hist)
+            VALUES (%s, %s, %s, %s, %s, %s, %s, %s, 1, %s, %s, %s, %s, %s, %s, %s, %s)
             ON CONFLICT ON CONSTRAINT rollup_cell DO UPDATE SET
                 calls = billing_rollup.calls + 1,
                 errors = billing_rollup.errors + EXCLUDED.errors,
@@ -140,7 +150,12 @@ def roll_up(entry: LedgerEntry) -> None:
                 cache_read_tokens = billing_rollup.cache_read_tokens + EXCLUDED.cache_read_tokens,
                 cache_write_tokens = billing_rollup.cache_write_tokens + EXCLUDED.cache_write_tokens,
                 cost_usd = billing_rollup.cost_usd + EXCLUDED.cost_usd,
-                latency_ms_total = billing_rollup.latency_ms_total + EXCLUDED.latency_ms_total
+                latency_ms_total = billing_rollup.latency_ms_total + EXCLUDED.latency_ms_total,
+                latency_hist = ARRAY(
+                    SELECT coalesce(a, 0) + coalesce(b, 0)
+                    FROM unnest(billing_rollup.latency_hist, EXCLUDED.latency_hist) WITH ORDINALITY AS t(a, b, n)
+                    ORDER BY n
+                )
             """,
             [
                 day,
@@ -150,6 +165,7 @@ def roll_up(entry: LedgerEntry) -> None:
                 entry.team_id,
                 entry.key_id,
                 entry.role,
+                entry.slot,
                 int(entry.status != LedgerEntry.Status.OK),
                 entry.input_tokens,
                 entry.output_tokens,
@@ -157,6 +173,7 @@ def roll_up(entry: LedgerEntry) -> None:
                 entry.cache_write_tokens,
                 entry.cost_usd,
                 entry.latency_ms,
+                latency_hist(entry.latency_ms),
             ],
         )
 

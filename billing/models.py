@@ -1,9 +1,11 @@
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 
 from core.clock import new_id
 
 USD = {"max_digits": 20, "decimal_places": 8}
+LATENCY_BUCKETS_MS = (100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000)  # then: slower
 
 
 class PriceVersion(models.Model):
@@ -101,6 +103,7 @@ class LedgerEntry(models.Model):
     team_id = models.IntegerField(null=True, db_index=True)
     key_id = models.CharField(max_length=64, blank=True, db_index=True)
     role = models.CharField(max_length=16)  # planner | worker | gateway
+    slot = models.CharField(max_length=32, blank=True, help_text="The routing chain's winning slot, when routed.")
     inbound_shape = models.CharField(max_length=16, default="chat")  # chat | openai | anthropic
     session_id = models.UUIDField(null=True, blank=True)
     turn_id = models.UUIDField(null=True, blank=True, db_index=True)
@@ -123,6 +126,7 @@ class Rollup(models.Model):
     team_id = models.IntegerField(null=True)
     key_id = models.CharField(max_length=64, blank=True)
     role = models.CharField(max_length=16)
+    slot = models.CharField(max_length=32, blank=True)
     calls = models.PositiveIntegerField(default=0)
     errors = models.PositiveIntegerField(default=0)
     input_tokens = models.PositiveBigIntegerField(default=0)
@@ -131,11 +135,13 @@ class Rollup(models.Model):
     cache_write_tokens = models.PositiveBigIntegerField(default=0)
     cost_usd = models.DecimalField(**USD, default=0)
     latency_ms_total = models.PositiveBigIntegerField(default=0)
+    # Calls per latency bucket (upper bounds in LATENCY_BUCKETS_MS, the last open): p50/p95 from rollups.
+    latency_hist = ArrayField(models.PositiveBigIntegerField(), default=list)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["day", "model", "provider", "user_id", "team_id", "key_id", "role"],
+                fields=["day", "model", "provider", "user_id", "team_id", "key_id", "role", "slot"],
                 name="rollup_cell",
                 nulls_distinct=False,
             )

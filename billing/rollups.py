@@ -8,10 +8,25 @@ from django.db import connection, transaction
 
 from billing import pricing
 from billing.cost import call_cost
-from billing.models import LedgerEntry
+from billing.models import LATENCY_BUCKETS_MS, LedgerEntry
 from core.ir import Usage
 
 REPRICED = (LedgerEntry.Status.OK, LedgerEntry.Status.ERROR, LedgerEntry.Status.CANCELLED)
+
+
+def _hist_sql() -> str:
+    bounds = (0, *LATENCY_BUCKETS_MS[:-1])
+    parts = [
+        f"count(*) FILTER (WHERE latency_ms > {low} AND latency_ms <= {high})"
+        if low
+        else f"count(*) FILTER (WHERE latency_ms <= {high})"
+        for low, high in zip(bounds, LATENCY_BUCKETS_MS, strict=True)
+    ]
+    parts.append(f"count(*) FILTER (WHERE latency_ms > {LATENCY_BUCKETS_MS[-1]})")
+    return ", ".join(parts)
+
+
+HIST_SQL = _hist_sql()
 
 
 @transaction.atomic
@@ -42,14 +57,16 @@ def rebuild(day) -> None:
         cursor.execute("DELETE FROM billing_rollup WHERE day = %s", [day])
         cursor.execute(
             """
-            INSERT INTO billing_rollup (day, model, provider, user_id, team_id, key_id, role, calls, errors,
-                input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, latency_ms_total)
-            SELECT (created_at AT TIME ZONE 'UTC')::date, model, provider, user_id, team_id, key_id, role, count(*),
-                count(*) FILTER (WHERE status <> 'ok'), sum(input_tokens), sum(output_tokens),
-                sum(cache_read_tokens), sum(cache_write_tokens), sum(cost_usd), sum(latency_ms)
+            INSERT INTO billing_rollup (day, model, provider, user_id, team_id, key_id, role, slot, calls, errors,
+                input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, latency_ms_total,
+                latency_hist)
+            SELECT (created_at AT TIME ZONE 'UTC')::date, model, provider, user_id, team_id, key_id, role, slot,
+                count(*), count(*) FILTER (WHERE status <> 'ok'), sum(input_tokens), sum(output_tokens),
+                sum(cache_read_tokens), sum(cache_write_tokens), sum(cost_usd), sum(latency_ms),
+                ARRAY[{HIST}]
             FROM billing_ledgerentry
             WHERE (created_at AT TIME ZONE 'UTC')::date = %s AND status NOT IN ('pending', 'refused')
-            GROUP BY 1, 2, 3, 4, 5, 6, 7
-            """,
+            GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
+            """.replace("{HIST}", HIST_SQL),
             [day],
         )

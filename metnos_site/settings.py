@@ -212,3 +212,6 @@ METNOS_OBSERVATION_RETENTION_DAYS = env_int("METNOS_OBSERVATION_RETENTION_DAYS",
 
 # Billing: budget and rate-limit counters live in Redis under this prefix.
 METNOS_BILLING_PREFIX = env_str("METNOS_BILLING_PREFIX", "metnos")
+# The dashboards' savings: what the same tokens would have cost on this model.
+METNOS_BASELINE_MODEL = env_str("METNOS_BASELINE_MODEL", "claude-sonnet-4-5")
+METNOS_BASELINE_PROVIDER_KIND = env_str("METNOS_BASELINE_PROVIDER_KIND", "anthropic")

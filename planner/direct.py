@@ -28,7 +28,9 @@ def answer(inp: TurnInput, decision: RouteDecision, sink: Sink, ids: dict) -> Tu
         temperature=model.params.get("temperature"),
         stream=True,
     )
-    result = llm.call(request, model, role="planner", ids=ids, user_id=inp.user_id, on_delta=sink.on_delta)
+    result = llm.call(
+        request, model, role="planner", ids=ids, user_id=inp.user_id, on_delta=sink.on_delta, slot=decision.slot
+    )
     common = {
         "layer": "direct",
         "usage": result.usage,

@@ -135,6 +135,7 @@ def run(
             user_id=inp.user_id,
             problems=problems,
             workspace=inp.workspace_path,
+            slot=decision.slot,
         )
         tally.add(proposal.result)
         record = {"raw": proposal.raw[:4000], "problems_in": problems}

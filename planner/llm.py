@@ -70,6 +70,7 @@ def call(
     on_delta: Callable[[str], None] | None = None,
     key_id: str = "",
     inbound_shape: str = "chat",
+    slot: str = "",
 ) -> LLMResult:
     """One accounted model call: rate limits and budgets first (a ledger row is written before
     the call, so none is lost), then the call, then its settlement and `llm.call_completed`."""
@@ -88,6 +89,7 @@ def call(
             inbound_shape=inbound_shape,
             session_id=ids.get("session_id"),
             turn_id=ids.get("turn_id"),
+            slot=slot,
         )
     except gate.Refused as refused:
         kind = "budget" if refused.kind == "budget" else "rate_limit"

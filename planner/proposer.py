@@ -330,6 +330,7 @@ def propose(
     user_id: int | None,
     problems: list[str] | None = None,
     workspace: Path | None = None,
+    slot: str = "",
 ) -> Proposal:
     # A small model plans better from fewer options; the pre-filter put the likeliest first.
     candidates = candidates[:MAX_CANDIDATES]
@@ -343,7 +344,7 @@ def propose(
         temperature=0.0,
         response_format={"type": "json_object", "schema": schema} if model.supports_structured_output else None,
     )
-    result = llm.call(request, model, role="planner", ids=ids, user_id=user_id)
+    result = llm.call(request, model, role="planner", ids=ids, user_id=user_id, slot=slot)
     if not result.ok:
         return Proposal(None, result.text, result, "the model call failed")
     try:

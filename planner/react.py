@@ -106,7 +106,7 @@ def run(inp: TurnInput, *, candidates: list[Executor], decision: RouteDecision, 
             temperature=0.0,
             response_format=json_format,
         )
-        result = llm.call(request, model, role="planner", ids=ids, user_id=inp.user_id)
+        result = llm.call(request, model, role="planner", ids=ids, user_id=inp.user_id, slot=decision.slot)
         tally.add(result)
         if result.error is not None:
             return outcome("error", llm.user_facing(result.error), str(result.error))
