@@ -9,7 +9,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 
-from agents import frames, services
+from agents import commands, frames, services
 from agents.models import Turn
 from agents.push import session_group
 from agents.selectors import session_for_user
@@ -66,6 +66,10 @@ class SessionConsumer(AsyncWebsocketConsumer):
         text, model = data.get("text"), data.get("model") or ""
         if not isinstance(text, str) or not isinstance(model, str):
             await self.send_json(frames.error("`text` (and `model`, when given) must be strings"))
+            return
+        if commands.is_command(text):
+            reply = await database_sync_to_async(commands.run)(self.session, text)
+            await self.send_json({"type": "command.result", "command": text.strip().split()[0], "text": reply})
             return
         try:
             turn = await database_sync_to_async(services.turn_submit)(

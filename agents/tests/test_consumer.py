@@ -167,3 +167,26 @@ def test_an_answer_to_a_turn_that_is_not_waiting_is_an_error(session, alice):
     frame = run(scenario)
     assert frame["type"] == "error" and "not waiting" in frame["message"]
     assert not Turn.objects.filter(answers=turn).exists()
+
+
+def test_slash_cost_answers_with_the_sessions_spend_per_turn_and_no_turn(session, alice):
+    from billing.models import LedgerEntry
+    from core.clock import now
+
+    turn = Turn.objects.create(session=session)
+    LedgerEntry.objects.create(
+        created_at=now(), status="ok", model="sonnet", provider="anthropic", provider_kind="anthropic",
+        api_model="claude-sonnet-4-5", cost_usd="0.01230000", role="planner", session_id=session.id, turn_id=turn.id,
+    )  # fmt: skip
+
+    async def scenario():
+        comm = communicator(session.id, alice)
+        await comm.connect()
+        await comm.send_json_to({"type": "message", "text": "/cost"})
+        frame = await comm.receive_json_from(timeout=5)
+        await comm.disconnect()
+        return frame
+
+    frame = run(scenario)
+    assert frame["type"] == "command.result" and "$0.01230000" in frame["text"] and "turn 1: sonnet" in frame["text"]
+    assert Turn.objects.filter(session=session).count() == 1, "a command is not a turn"

@@ -155,6 +155,12 @@
         loadSessions();
         break;
       }
+      case "command.result": {
+        if (pendingUser) pendingUser = null;
+        bubble("assistant", frame.text, "command");
+        setBusy(runningTurn !== null);
+        break;
+      }
       case "error":
         setStatus(`Error: ${frame.message}`);
         if (pendingUser) { pendingUser.classList.add("error"); pendingUser = null; setBusy(runningTurn !== null); }
