@@ -4,14 +4,14 @@ takes a `scope`: a Q on rollup rows limiting them to what the viewer may see."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 
 from django.conf import settings
-from django.db.models import Count, F, Q, Sum
+from django.db.models import Count, Q, Sum
 
 from billing.cost import call_cost, format_usd
-from billing.models import LATENCY_BUCKETS_MS, LedgerEntry, Rollup, Team, TeamMember
+from billing.models import LATENCY_BUCKETS_MS, IdentityRollup, LedgerEntry, ModelRollup, Rollup, Team, TeamMember
 from core.clock import now
 from core.ir import Usage
 
@@ -28,12 +28,33 @@ class Viewer:
     def can_see_dashboards(self) -> bool:
         return self.staff or bool(self.admin_of)
 
+    def mine(self, mine_only: bool) -> bool:
+        return mine_only or not self.can_see_dashboards
+
     def scope(self, mine_only: bool = False) -> Q:
-        if mine_only or not self.can_see_dashboards:
+        """Rows this viewer may see: their own, their teams' (team admins), everything (staff)."""
+        if self.mine(mine_only):
             return Q(user_id=self.user_id)
         if self.staff:
             return Q()
         return Q(team_id__in=self.admin_of) | Q(user_id=self.user_id)
+
+    def rows(self, mine_only: bool = False):
+        """The rollup grain that answers cost and activity for this viewer: the small per-team
+        one for staff and team admins (whose scope is whole teams), the full one filtered to the
+        user otherwise."""
+        if self.mine(mine_only):
+            return Rollup.objects.filter(user_id=self.user_id)
+        if self.staff:
+            return ModelRollup.objects.all()
+        return ModelRollup.objects.filter(team_id__in=self.admin_of)
+
+    def identities(self, mine_only: bool = False):
+        if self.mine(mine_only):
+            return IdentityRollup.objects.filter(user_id=self.user_id)
+        if self.staff:
+            return IdentityRollup.objects.all()
+        return IdentityRollup.objects.filter(team_id__in=self.admin_of)
 
 
 def viewer_for(user) -> Viewer:
@@ -74,8 +95,8 @@ def baseline_cost(tokens: dict) -> Decimal:
     return call_cost(usage=usage, price=price)
 
 
-def cost(scope: Q, start: date, end: date) -> dict:
-    rows = Rollup.objects.filter(scope, day__gte=start, day__lte=end)
+def cost(source, start: date, end: date) -> dict:
+    rows = source.filter(day__gte=start, day__lte=end)
     totals = rows.aggregate(
         cost=Sum("cost_usd"),
         calls=Sum("calls"),
@@ -113,6 +134,10 @@ def cost(scope: Q, start: date, end: date) -> dict:
     }
 
 
+def _midnight(day: date) -> datetime:
+    return datetime.combine(day, time.min, tzinfo=UTC)
+
+
 def percentile(hist: list[int], q: float) -> int | None:
     """The bucket bound below which a fraction q of the calls fall (an upper estimate)."""
     total = sum(hist)
@@ -126,22 +151,28 @@ def percentile(hist: list[int], q: float) -> int | None:
     return None
 
 
-def activity(scope: Q, start: date, end: date) -> dict:
-    rows = Rollup.objects.filter(scope, day__gte=start, day__lte=end)
+def activity(source, scope: Q, start: date, end: date) -> dict:
+    rows = source.filter(day__gte=start, day__lte=end)
     slots = rows.values("slot").annotate(calls=Sum("calls")).order_by("-calls")
     per_model: dict[str, dict] = {}
-    for r in rows.values("model", "calls", "errors", "latency_hist"):
-        cell = per_model.setdefault(r["model"], {"calls": 0, "errors": 0, "hist": [0] * (len(LATENCY_BUCKETS_MS) + 1)})
-        cell["calls"] += r["calls"]
-        cell["errors"] += r["errors"]
-        for i, count in enumerate(r["latency_hist"] or []):
-            cell["hist"][i] += count
+    for r in rows.values("model").annotate(calls=Sum("calls"), errors=Sum("errors")):
+        per_model[r["model"]] = {
+            "calls": r["calls"],
+            "errors": r["errors"],
+            "hist": [0] * (len(LATENCY_BUCKETS_MS) + 1),
+        }
+    # The latency histograms, summed bucket by bucket (a few thousand cells at most in this grain).
+    for model, hist in rows.values_list("model", "latency_hist"):
+        cell = per_model.get(model)
+        if cell is not None:
+            for i, count in enumerate(hist or ()):
+                cell["hist"][i] += count
     failures = (
         LedgerEntry.objects.filter(
             scope,
             status__in=(LedgerEntry.Status.ERROR, LedgerEntry.Status.INTERRUPTED),
-            created_at__date__gte=start,
-            created_at__date__lte=end,
+            created_at__gte=_midnight(start),  # a range on the indexed column, not a date cast
+            created_at__lt=_midnight(end + timedelta(days=1)),
         )
         .order_by("-created_at")
         .values("created_at", "model", "role", "status", "error", "user_id", "turn_id")[:20]
@@ -166,14 +197,14 @@ def activity(scope: Q, start: date, end: date) -> dict:
     }
 
 
-def spend(scope: Q, start: date, end: date, group_by: str) -> dict:
+def spend(source, start: date, end: date, group_by: str) -> dict:
     if group_by not in ("team", "user", "key"):
         raise ValueError("group_by must be team, user or key")
     column = GROUPS[group_by]
     rows = (
-        Rollup.objects.filter(scope, day__gte=start, day__lte=end)
+        source.filter(day__gte=start, day__lte=end)
         .values(column)
-        .annotate(cost=Sum("cost_usd"), calls=Sum("calls"), tokens=Sum(F("input_tokens") + F("output_tokens")))
+        .annotate(cost=Sum("cost_usd"), calls=Sum("calls"), tokens=Sum("tokens"))
         .order_by("-cost")
     )
     names: dict = {}

@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
 
-from django.db import connection, transaction
+from django.db import transaction
 
-from billing import gate, pricing
+from billing import gate, pricing, rollups
 from billing.cost import Price, call_cost
-from billing.models import LATENCY_BUCKETS_MS, LedgerEntry
+from billing.models import LedgerEntry
 from core.clock import new_id, now
 from core.ir import Usage
 
@@ -120,62 +120,9 @@ def settle(
             rolled_up=True,
         )
         if updated:
-            roll_up(LedgerEntry.objects.get(pk=opened.entry_id))
+            rollups.add(LedgerEntry.objects.get(pk=opened.entry_id))
     gate.settle(opened.reservation, cost)
     return cost
-
-
-def latency_hist(latency_ms: int) -> list[int]:
-    """One call as a latency histogram: a 1 in its bucket (LATENCY_BUCKETS_MS, then slower)."""
-    hist = [0] * (len(LATENCY_BUCKETS_MS) + 1)
-    hist[next((i for i, bound in enumerate(LATENCY_BUCKETS_MS) if latency_ms <= bound), len(LATENCY_BUCKETS_MS))] = 1
-    return hist
-
-
-def roll_up(entry: LedgerEntry) -> None:
-    """Add one settled row to its rollup cell (INSERT … ON CONFLICT DO UPDATE: one statement)."""
-    day = entry.created_at.date()
-    with connection.cursor() as cursor:
-        cursor.execute(
-            """
-            INSERT INTO billing_rollup (day, model, provider, user_id, team_id, key_id, role, slot, calls, errors,
-                input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, latency_ms_total,
-                latency_hist)
-            VALUES (%s, %s, %s, %s, %s, %s, %s, %s, 1, %s, %s, %s, %s, %s, %s, %s, %s)
-            ON CONFLICT ON CONSTRAINT rollup_cell DO UPDATE SET
-                calls = billing_rollup.calls + 1,
-                errors = billing_rollup.errors + EXCLUDED.errors,
-                input_tokens = billing_rollup.input_tokens + EXCLUDED.input_tokens,
-                output_tokens = billing_rollup.output_tokens + EXCLUDED.output_tokens,
-                cache_read_tokens = billing_rollup.cache_read_tokens + EXCLUDED.cache_read_tokens,
-                cache_write_tokens = billing_rollup.cache_write_tokens + EXCLUDED.cache_write_tokens,
-                cost_usd = billing_rollup.cost_usd + EXCLUDED.cost_usd,
-                latency_ms_total = billing_rollup.latency_ms_total + EXCLUDED.latency_ms_total,
-                latency_hist = ARRAY(
-                    SELECT coalesce(a, 0) + coalesce(b, 0)
-                    FROM unnest(billing_rollup.latency_hist, EXCLUDED.latency_hist) WITH ORDINALITY AS t(a, b, n)
-                    ORDER BY n
-                )
-            """,
-            [
-                day,
-                entry.model,
-                entry.provider,
-                entry.user_id,
-                entry.team_id,
-                entry.key_id,
-                entry.role,
-                entry.slot,
-                int(entry.status != LedgerEntry.Status.OK),
-                entry.input_tokens,
-                entry.output_tokens,
-                entry.cache_read_tokens,
-                entry.cache_write_tokens,
-                entry.cost_usd,
-                entry.latency_ms,
-                latency_hist(entry.latency_ms),
-            ],
-        )
 
 
 def reap(*, older_than: timedelta = timedelta(minutes=10)) -> int:
@@ -196,7 +143,7 @@ def reap(*, older_than: timedelta = timedelta(minutes=10)) -> int:
             entry.error = "the process making the call stopped before it settled; billed at the reservation"
             entry.rolled_up = True
             entry.save()
-            roll_up(entry)
+            rollups.add(entry)
             count += 1
     return count
 

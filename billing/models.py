@@ -146,7 +146,7 @@ class Rollup(models.Model):
                 nulls_distinct=False,
             )
         ]
-        indexes = [models.Index(fields=["day"])]
+        indexes = [models.Index(fields=["day"]), models.Index(fields=["user_id", "day"])]
 
     def __str__(self) -> str:
         return f"{self.day} {self.model} {self.role}: ${self.cost_usd}"
@@ -193,3 +193,60 @@ class RateLimit(models.Model):
 
     def __str__(self) -> str:
         return f"{self.scope} {self.scope_id}: {self.rpm} rpm, {self.tpm} tpm"
+
+
+class ModelRollup(models.Model):
+    """Per day, team, model, role and slot (no user or key): what the cost and activity pages of
+    staff and team admins read. Small whatever the number of users."""
+
+    day = models.DateField()
+    team_id = models.IntegerField(null=True)
+    model = models.CharField(max_length=200)
+    provider = models.CharField(max_length=100)
+    role = models.CharField(max_length=16)
+    slot = models.CharField(max_length=32, blank=True)
+    calls = models.PositiveIntegerField(default=0)
+    errors = models.PositiveIntegerField(default=0)
+    input_tokens = models.PositiveBigIntegerField(default=0)
+    output_tokens = models.PositiveBigIntegerField(default=0)
+    cache_read_tokens = models.PositiveBigIntegerField(default=0)
+    cache_write_tokens = models.PositiveBigIntegerField(default=0)
+    cost_usd = models.DecimalField(**USD, default=0)
+    latency_ms_total = models.PositiveBigIntegerField(default=0)
+    latency_hist = ArrayField(models.PositiveBigIntegerField(), default=list)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["day", "team_id", "model", "provider", "role", "slot"],
+                name="model_rollup_cell",
+                nulls_distinct=False,
+            )
+        ]
+        indexes = [models.Index(fields=["day"])]
+
+    def __str__(self) -> str:
+        return f"{self.day} {self.model}: ${self.cost_usd}"
+
+
+class IdentityRollup(models.Model):
+    """Per day, team, user and key: what spend by identity reads."""
+
+    day = models.DateField()
+    team_id = models.IntegerField(null=True)
+    user_id = models.IntegerField(null=True)
+    key_id = models.CharField(max_length=64, blank=True)
+    calls = models.PositiveIntegerField(default=0)
+    tokens = models.PositiveBigIntegerField(default=0)
+    cost_usd = models.DecimalField(**USD, default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["day", "team_id", "user_id", "key_id"], name="identity_rollup_cell", nulls_distinct=False
+            )
+        ]
+        indexes = [models.Index(fields=["day"])]
+
+    def __str__(self) -> str:
+        return f"{self.day} user {self.user_id}: ${self.cost_usd}"

@@ -1,7 +1,14 @@
-"""Rebuilding rollups from the ledger (after re-pricing), and re-pricing itself."""
+"""The rollup tables, kept incrementally as calls settle and rebuilt from the ledger on demand
+(after re-pricing). Three grains, so each dashboard reads a table sized for it:
+
+    billing_rollup          day, model, provider, user, team, key, role, slot (the full grain)
+    billing_modelrollup     day, team, model, provider, role, slot (cost and activity pages)
+    billing_identityrollup  day, team, user, key (spend by identity)
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import connection, transaction
@@ -12,21 +19,117 @@ from billing.models import LATENCY_BUCKETS_MS, LedgerEntry
 from core.ir import Usage
 
 REPRICED = (LedgerEntry.Status.OK, LedgerEntry.Status.ERROR, LedgerEntry.Status.CANCELLED)
+_SUMS = ("calls", "errors", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd",
+         "latency_ms_total")  # fmt: skip
+# How each summed column is computed from ledger rows (for rebuilds).
+_FROM_LEDGER = {
+    "calls": "count(*)",
+    "errors": "count(*) FILTER (WHERE status <> 'ok')",
+    "input_tokens": "sum(input_tokens)",
+    "output_tokens": "sum(output_tokens)",
+    "cache_read_tokens": "sum(cache_read_tokens)",
+    "cache_write_tokens": "sum(cache_write_tokens)",
+    "cost_usd": "sum(cost_usd)",
+    "latency_ms_total": "sum(latency_ms)",
+    "tokens": "sum(input_tokens + output_tokens)",
+}
+
+
+@dataclass(frozen=True)
+class Grain:
+    table: str
+    constraint: str
+    dims: tuple[str, ...]
+    sums: tuple[str, ...]
+    hist: bool
+
+
+# Table and column names below are these constants, never input: the f-string SQL is safe.
+GRAINS = (
+    Grain("billing_rollup", "rollup_cell", ("model", "provider", "user_id", "team_id", "key_id", "role", "slot"),
+          _SUMS, True),
+    Grain("billing_modelrollup", "model_rollup_cell", ("team_id", "model", "provider", "role", "slot"), _SUMS, True),
+    Grain("billing_identityrollup", "identity_rollup_cell", ("team_id", "user_id", "key_id"),
+          ("calls", "tokens", "cost_usd"), False),
+)  # fmt: skip
+
+
+def latency_hist(latency_ms: int) -> list[int]:
+    """One call as a latency histogram: a 1 in its bucket (LATENCY_BUCKETS_MS, then slower)."""
+    hist = [0] * (len(LATENCY_BUCKETS_MS) + 1)
+    hist[next((i for i, bound in enumerate(LATENCY_BUCKETS_MS) if latency_ms <= bound), len(LATENCY_BUCKETS_MS))] = 1
+    return hist
 
 
 def _hist_sql() -> str:
-    bounds = (0, *LATENCY_BUCKETS_MS[:-1])
+    lows = (0, *LATENCY_BUCKETS_MS[:-1])
     parts = [
         f"count(*) FILTER (WHERE latency_ms > {low} AND latency_ms <= {high})"
-        if low
-        else f"count(*) FILTER (WHERE latency_ms <= {high})"
-        for low, high in zip(bounds, LATENCY_BUCKETS_MS, strict=True)
+        for low, high in zip(lows, LATENCY_BUCKETS_MS, strict=True)
     ]
     parts.append(f"count(*) FILTER (WHERE latency_ms > {LATENCY_BUCKETS_MS[-1]})")
     return ", ".join(parts)
 
 
 HIST_SQL = _hist_sql()
+
+
+def add(entry: LedgerEntry) -> None:
+    """One settled row into every grain: INSERT … ON CONFLICT DO UPDATE, one statement each."""
+    values = {
+        "day": entry.created_at.date(),
+        "model": entry.model,
+        "provider": entry.provider,
+        "user_id": entry.user_id,
+        "team_id": entry.team_id,
+        "key_id": entry.key_id,
+        "role": entry.role,
+        "slot": entry.slot,
+        "calls": 1,
+        "errors": int(entry.status != LedgerEntry.Status.OK),
+        "input_tokens": entry.input_tokens,
+        "output_tokens": entry.output_tokens,
+        "cache_read_tokens": entry.cache_read_tokens,
+        "cache_write_tokens": entry.cache_write_tokens,
+        "cost_usd": entry.cost_usd,
+        "latency_ms_total": entry.latency_ms,
+        "tokens": entry.input_tokens + entry.output_tokens,
+        "latency_hist": latency_hist(entry.latency_ms),
+    }
+    with connection.cursor() as cursor:
+        for grain in GRAINS:
+            columns = ["day", *grain.dims, *grain.sums] + (["latency_hist"] if grain.hist else [])
+            updates = [f"{c} = {grain.table}.{c} + EXCLUDED.{c}" for c in grain.sums]
+            if grain.hist:
+                pairs = f"unnest({grain.table}.latency_hist, EXCLUDED.latency_hist) WITH ORDINALITY AS t(a, b, n)"
+                updates.append(f"latency_hist = ARRAY(SELECT coalesce(a, 0) + coalesce(b, 0) FROM {pairs} ORDER BY n)")  # noqa: S608
+            cursor.execute(
+                f"INSERT INTO {grain.table} ({', '.join(columns)}) VALUES ({', '.join(['%s'] * len(columns))}) "  # noqa: S608
+                f"ON CONFLICT ON CONSTRAINT {grain.constraint} DO UPDATE SET {', '.join(updates)}",
+                [values[c] for c in columns],
+            )
+
+
+def rebuild(day=None) -> None:
+    """Every grain's cells for one day (or all days), recomputed from settled ledger rows."""
+    where = "status NOT IN ('pending', 'refused')"
+    params = []
+    if day is not None:
+        where += " AND (created_at AT TIME ZONE 'UTC')::date = %s"
+        params = [day]
+    with connection.cursor() as cursor:
+        for grain in GRAINS:
+            cursor.execute(f"DELETE FROM {grain.table}" + (" WHERE day = %s" if day is not None else ""), params)  # noqa: S608
+            columns = ["day", *grain.dims, *grain.sums] + (["latency_hist"] if grain.hist else [])
+            select = ["(created_at AT TIME ZONE 'UTC')::date", *grain.dims, *(_FROM_LEDGER[s] for s in grain.sums)]
+            if grain.hist:
+                select.append(f"ARRAY[{HIST_SQL}]")
+            groups = ", ".join(str(i) for i in range(1, len(grain.dims) + 2))
+            cursor.execute(
+                f"INSERT INTO {grain.table} ({', '.join(columns)}) SELECT {', '.join(select)} "  # noqa: S608
+                f"FROM billing_ledgerentry WHERE {where} GROUP BY {groups}",
+                params,
+            )
 
 
 @transaction.atomic
@@ -49,24 +152,3 @@ def reprice(*, since: datetime) -> tuple[int, int]:
     for day in sorted(days):
         rebuild(day)
     return changed, len(days)
-
-
-def rebuild(day) -> None:
-    """The day's rollup cells, recomputed from its settled ledger rows."""
-    with connection.cursor() as cursor:
-        cursor.execute("DELETE FROM billing_rollup WHERE day = %s", [day])
-        cursor.execute(
-            """
-            INSERT INTO billing_rollup (day, model, provider, user_id, team_id, key_id, role, slot, calls, errors,
-                input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, latency_ms_total,
-                latency_hist)
-            SELECT (created_at AT TIME ZONE 'UTC')::date, model, provider, user_id, team_id, key_id, role, slot,
-                count(*), count(*) FILTER (WHERE status <> 'ok'), sum(input_tokens), sum(output_tokens),
-                sum(cache_read_tokens), sum(cache_write_tokens), sum(cost_usd), sum(latency_ms),
-                ARRAY[{HIST}]
-            FROM billing_ledgerentry
-            WHERE (created_at AT TIME ZONE 'UTC')::date = %s AND status NOT IN ('pending', 'refused')
-            GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
-            """.replace("{HIST}", HIST_SQL),
-            [day],
-        )

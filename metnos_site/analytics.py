@@ -4,7 +4,7 @@ observations (turns served with no model call) and agents' sessions."""
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import UTC, date, datetime, time, timedelta
 
 from django.contrib.auth.decorators import login_required
 from django.db.models import Count, Q
@@ -30,7 +30,10 @@ def _range(start: date | None, end: date | None) -> tuple[date, date]:
 
 
 def _memory(viewer: analytics.Viewer, start: date, end: date, mine: bool) -> dict:
-    rows = Observation.objects.filter(created_at__date__gte=start, created_at__date__lte=end)
+    rows = Observation.objects.filter(
+        created_at__gte=datetime.combine(start, time.min, tzinfo=UTC),
+        created_at__lt=datetime.combine(end + timedelta(days=1), time.min, tzinfo=UTC),
+    )
     if mine or not viewer.staff:
         rows = rows.filter(owner_id=viewer.user_id)
     counts = rows.aggregate(turns=Count("id"), memory=Count("id", filter=Q(layer__in=MEMORY_LAYERS)))
@@ -43,7 +46,7 @@ def cost(request, start: date | None = None, end: date | None = None, mine: bool
     effectiveness and turns served from memory. `mine=true`: only your own usage."""
     viewer = analytics.viewer_for(request.user)
     first, last = _range(start, end)
-    return {**analytics.cost(viewer.scope(mine), first, last), "memory": _memory(viewer, first, last, mine)}
+    return {**analytics.cost(viewer.rows(mine), first, last), "memory": _memory(viewer, first, last, mine)}
 
 
 @router.get("/analytics/activity")
@@ -59,7 +62,7 @@ def activity(request, start: date | None = None, end: date | None = None, mine: 
         {"id": str(s.id), "title": s.title, "owner": s.owner.get_username(), "updated_at": s.updated_at.isoformat()}
         for s in sessions.select_related("owner")[:10]
     ]
-    return {**analytics.activity(viewer.scope(mine), first, last), "recent_sessions": recent}
+    return {**analytics.activity(viewer.rows(mine), viewer.scope(mine), first, last), "recent_sessions": recent}
 
 
 @router.get("/analytics/spend")
@@ -68,7 +71,7 @@ def spend(request, group_by: str = "user", start: date | None = None, end: date 
     viewer = analytics.viewer_for(request.user)
     first, last = _range(start, end)
     try:
-        return analytics.spend(viewer.scope(mine), first, last, group_by)
+        return analytics.spend(viewer.identities(mine), first, last, group_by)
     except ValueError as exc:
         from agents.services import InvalidInput
 
