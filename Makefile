@@ -23,6 +23,8 @@ bench:
 	.venv/bin/python bench/prefilter.py --quick
 	.venv/bin/python bench/engine_vs_react.py --quick
 	.venv/bin/python bench/plan_memory_accuracy.py --quick
+	.venv/bin/python bench/prefilter_peer.py --quick --split odd
+	.venv/bin/python bench/dashboard_scale.py --quick
 
 compose-check:
 	docker-compose config -q

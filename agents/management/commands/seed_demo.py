@@ -11,6 +11,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
+from agents import services
+from agents.models import ChatSession
 from billing import pricing, rollups
 from billing.cost import call_cost
 from billing.models import LedgerEntry, Team, TeamMember
@@ -19,6 +21,14 @@ from core.ir import Usage
 from planner.models import Observation
 
 DEMO_KEY = "gw_demo"  # the key id demo calls are attributed to
+DEMO_ERRORS = (
+    "server: the provider answered 529 (overloaded)",
+    "timeout: no answer within 60 s",
+    "network: model unreachable at http://127.0.0.1:8080: ConnectError",
+    "rate_limit: 429 Too Many Requests (retry after 20 s)",
+)
+DEMO_SESSIONS = ("Quarterly report figures", "Clean up the notes folder", "Draft the release email",
+                 "Compare the two CSV exports", "What changed in the config?")  # fmt: skip
 MODELS = [  # name, provider, kind, api model, slot, weight, latency ms
     ("local-fast", "local", "local", "", "global_default", 50, 300),
     ("local-wise", "local", "local", "", "delegate_request", 25, 900),
@@ -54,8 +64,11 @@ class Command(BaseCommand):
         demo_ids = [u.pk for u in users.values()]
         LedgerEntry.objects.filter(user_id__in=demo_ids).delete()
         Observation.objects.filter(owner_id__in=demo_ids).delete()
+        ChatSession.objects.filter(owner_id__in=demo_ids, title__in=DEMO_SESSIONS).delete()
+        for i, title in enumerate(DEMO_SESSIONS):
+            services.session_create(owner=list(users.values())[i % len(users)], title=title)
         pricing.invalidate()
-        today = now().replace(hour=12, minute=0, second=0, microsecond=0)
+        today = now()
         rows = []
         for day in range(days):
             at = today - timedelta(days=day)
@@ -69,7 +82,7 @@ class Command(BaseCommand):
                 failed = rng.random() < 0.03
                 rows.append(
                     LedgerEntry(
-                        created_at=at - timedelta(minutes=rng.randint(0, 600)),
+                        created_at=at - timedelta(minutes=rng.randint(1, 1400)),
                         settled_at=at,
                         status="error" if failed else "ok",
                         model=name,
@@ -82,7 +95,7 @@ class Command(BaseCommand):
                         cost_usd=call_cost(usage=usage, price=price) if price else Decimal("0"),
                         price_version_id=version,
                         latency_ms=int(latency * rng.uniform(0.5, 2.0)),
-                        error="demo" if failed else "",
+                        error=rng.choice(DEMO_ERRORS) if failed else "",
                         user_id=users[user].pk,
                         team_id=team_of[user],
                         key_id=f"{DEMO_KEY}_{user}" if rng.random() < 0.3 else "",
@@ -113,8 +126,7 @@ class Command(BaseCommand):
             Observation.objects.filter(pk__in=[o.pk for o in observations[day::days]]).update(
                 created_at=today - timedelta(days=day)
             )
-        for day in range(days):
-            rollups.rebuild((today - timedelta(days=day)).date())
+        rollups.rebuild()  # every day's cells, from the ledger
         self.stdout.write(
             f"seed_demo: {len(rows)} ledger rows over {days} days for alice, bob (research) and carol (ops)"
         )
