@@ -215,3 +215,7 @@ METNOS_BILLING_PREFIX = env_str("METNOS_BILLING_PREFIX", "metnos")
 # The dashboards' savings: what the same tokens would have cost on this model.
 METNOS_BASELINE_MODEL = env_str("METNOS_BASELINE_MODEL", "claude-sonnet-4-5")
 METNOS_BASELINE_PROVIDER_KIND = env_str("METNOS_BASELINE_PROVIDER_KIND", "anthropic")
+
+# Gateway keys are stored as HMAC-SHA256 with this pepper (default: derived from the secret key).
+METNOS_KEY_PEPPER = env_str("METNOS_KEY_PEPPER", "") or f"metnos-key-pepper:{SECRET_KEY}"
+METNOS_GATEWAY_MAX_BODY_BYTES = env_int("METNOS_GATEWAY_MAX_BODY_BYTES", 4 * 1024 * 1024)
