@@ -1,0 +1,149 @@
+"""What the gateway adds: a loopback upstream speaking OpenAI's wire format with a fixed delay,
+called straight and through the gateway (daphne, a gw_ key with a budget and a rate limit, the
+ledger on), side by side in one run, at concurrency 1 and 32. Reports the added latency (p50,
+p95, p99), the throughput both ways, and the time-to-first-byte added on streams.
+Runs against its own database (metnos_bench). Last line: one JSON object."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from decimal import Decimal
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+DELAY_S = 0.02
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))], 2)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    per_level = 100 if args.quick else 400
+    base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/metnos").rsplit("/", 1)[0]
+    db_url = f"{base}/metnos_bench"
+    os.environ.update({"DATABASE_URL": db_url, "DJANGO_SETTINGS_MODULE": "metnos_site.settings"})
+    subprocess.run([sys.executable, "scripts/ensure_database.py"], cwd=ROOT, check=True)
+    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, check=True)
+    import django
+
+    django.setup()
+    import httpx
+    from django.contrib.auth import get_user_model
+
+    from gateway import keys
+    from routing.models import Provider
+    from tests import live
+    from tests.loopback import LoopbackProvider, Reply
+
+    body = {"model": "gpt-5", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 50}
+    reply = {"model": "gpt-5", "choices": [{"index": 0, "message": {"role": "assistant", "content": "hello"},
+             "finish_reason": "stop"}], "usage": {"prompt_tokens": 5, "completion_tokens": 2}}  # fmt: skip
+    chunks = [json.dumps({"model": "gpt-5", "choices": [{"index": 0, "delta": {"content": "hello"}}]}),
+              json.dumps({"model": "gpt-5", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+              json.dumps({"model": "gpt-5", "choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 2}}),
+              "[DONE]"]  # fmt: skip
+
+    class Upstream(LoopbackProvider):
+        """Never runs out of replies: JSON for plain requests, SSE for streamed ones."""
+
+        def __init__(self):
+            super().__init__()
+            outer = self
+
+            class Replies(list):
+                def pop(self, index=-1):
+                    wants_stream = (outer.requests[-1]["json"] or {}).get("stream")
+                    return (
+                        Reply(sse_events=chunks, delay_s=DELAY_S)
+                        if wants_stream
+                        else Reply(json_body=reply, delay_s=DELAY_S)
+                    )
+
+                def __bool__(self):
+                    return True
+
+            self.replies = Replies()
+
+    with Upstream() as upstream:
+        provider = Provider.objects.get(name="openai")
+        saved = provider.base_url
+        provider.base_url = upstream.url
+        provider.save()
+        user, _ = get_user_model().objects.get_or_create(username=f"bench-gw-{uuid.uuid4().hex[:6]}")
+        issued = keys.issue(name="bench", user=user, budget_usd=Decimal("1000000"), rpm=1_000_000, tpm=10**9)
+        port = live.free_port()
+        web = live.start_web(port, {"DATABASE_URL": db_url, "OPENAI_API_KEY": "sk-bench"})
+        gateway = f"http://127.0.0.1:{port}/v1/chat/completions"
+        direct = f"{upstream.url}/chat/completions"
+        headers = {"Authorization": f"Bearer {issued.raw}"}
+        results: dict = {}
+        try:
+            with httpx.Client(timeout=30, limits=httpx.Limits(max_connections=64)) as http:
+
+                def timed(url: str) -> float:
+                    started = time.perf_counter()
+                    response = http.post(url, json=body, headers=headers)
+                    assert response.status_code == 200, response.text[:300]
+                    return (time.perf_counter() - started) * 1000
+
+                for _ in range(10):
+                    timed(gateway)  # warm: connections, caches
+                for concurrency in (1, 32):
+                    for name, url in (("direct", direct), ("gateway", gateway)):
+                        started = time.perf_counter()
+                        with ThreadPoolExecutor(concurrency) as pool:
+                            latencies = list(pool.map(timed, [url] * per_level))
+                        elapsed = time.perf_counter() - started
+                        results[(concurrency, name)] = (latencies, per_level / elapsed)
+
+                def ttfb(url: str) -> float:
+                    started = time.perf_counter()
+                    with http.stream("POST", url, json=body | {"stream": True}, headers=headers) as response:
+                        for _ in response.iter_raw():
+                            return (time.perf_counter() - started) * 1000
+                    return 0.0
+
+                stream_direct = [ttfb(direct) for _ in range(30)]
+                stream_gateway = [ttfb(gateway) for _ in range(30)]
+        finally:
+            web.stop()
+            provider.base_url = saved
+            provider.save()
+
+    def added(concurrency: int, q: float) -> float:
+        return round(pct(results[(concurrency, "gateway")][0], q) - pct(results[(concurrency, "direct")][0], q), 2)
+
+    print(json.dumps({
+        "bench": "gateway_overhead",
+        "upstream_delay_ms": DELAY_S * 1000,
+        "requests_per_level": per_level,
+        "c1_direct_p50_ms": pct(results[(1, "direct")][0], 0.5),
+        "c1_gateway_p50_ms": pct(results[(1, "gateway")][0], 0.5),
+        "c1_added_p50_ms": added(1, 0.5),
+        "c1_added_p95_ms": added(1, 0.95),
+        "c32_added_p50_ms": added(32, 0.5),
+        "c32_added_p95_ms": added(32, 0.95),
+        "c32_added_p99_ms": added(32, 0.99),
+        "c32_rps_direct": round(results[(32, "direct")][1], 1),
+        "c32_rps_gateway": round(results[(32, "gateway")][1], 1),
+        "ttfb_direct_p50_ms": round(statistics.median(stream_direct), 2),
+        "ttfb_added_p50_ms": round(statistics.median(stream_gateway) - statistics.median(stream_direct), 2),
+    }))  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
