@@ -34,6 +34,7 @@ class Open:
     price: Price | None
     price_version: int | None
     reservation: gate.Reservation
+    row: dict  # what the pending row was written with (its rollup dimensions)
 
 
 def team_of(user_id: int | None) -> int | None:
@@ -88,7 +89,7 @@ def admit(
         )
         raise
     entry = LedgerEntry.objects.create(id=new_id(), **fields, reserved_usd=worst)
-    return Open(entry.id, price, version, reservation)
+    return Open(entry.id, price, version, reservation, {"id": entry.id, **fields})
 
 
 def settle(
@@ -105,22 +106,23 @@ def settle(
         if reported_cost is not None
         else (call_cost(usage=usage, price=opened.price) if opened.price else Decimal("0"))
     )
+    fields = {
+        "status": status,
+        "settled_at": now(),
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "cache_read_tokens": usage.cache_read_tokens,
+        "cache_write_tokens": usage.cache_write_tokens,
+        "cost_usd": cost,
+        "reported_cost": reported_cost is not None,
+        "latency_ms": latency_ms,
+        "error": error[:2000],
+        "rolled_up": True,
+    }
     with transaction.atomic():
-        updated = LedgerEntry.objects.filter(pk=opened.entry_id, status=LedgerEntry.Status.PENDING).update(
-            status=status,
-            settled_at=now(),
-            input_tokens=usage.input_tokens,
-            output_tokens=usage.output_tokens,
-            cache_read_tokens=usage.cache_read_tokens,
-            cache_write_tokens=usage.cache_write_tokens,
-            cost_usd=cost,
-            reported_cost=reported_cost is not None,
-            latency_ms=latency_ms,
-            error=error[:2000],
-            rolled_up=True,
-        )
+        updated = LedgerEntry.objects.filter(pk=opened.entry_id, status=LedgerEntry.Status.PENDING).update(**fields)
         if updated:
-            rollups.add(LedgerEntry.objects.get(pk=opened.entry_id))
+            rollups.add(LedgerEntry(**opened.row, **fields))  # the row as it now stands, without reading it back
     gate.settle(opened.reservation, cost)
     return cost
 

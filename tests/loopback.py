@@ -21,6 +21,10 @@ class Reply:
     delay_s: float = 0.0  # wait before answering (a provider that hangs)
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # benches open dozens of connections at once
+
+
 class LoopbackProvider:
     def __init__(self) -> None:
         self.requests: list[dict] = []
@@ -61,7 +65,7 @@ class LoopbackProvider:
                 self.end_headers()
                 self.wfile.write(payload)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = _Server(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
