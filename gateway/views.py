@@ -13,7 +13,8 @@ from dataclasses import replace
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
+from django.core.exceptions import RequestDataTooBig
+from django.http import JsonResponse, StreamingHttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
 from billing import gate, ledger
@@ -191,8 +192,15 @@ async def completions(request):
     shape = SHAPES[shape_name]
     if request.method != "POST":
         return JsonResponse(shape.error(405, "use POST"), status=405)
+    limit = settings.METNOS_GATEWAY_MAX_BODY_BYTES
     try:
-        wants_stream = b'"stream"' in request.body and json.loads(request.body or b"{}").get("stream") is True
+        if int(request.headers.get("Content-Length") or 0) > limit:
+            raise RequestDataTooBig
+        raw = request.body
+    except (RequestDataTooBig, ValueError):
+        return _error(shape, Failure(413, f"request body is larger than {limit} bytes"))
+    try:
+        wants_stream = b'"stream"' in raw and json.loads(raw or b"{}").get("stream") is True
     except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
         wants_stream = False
     try:
@@ -245,7 +253,3 @@ def count_tokens(request):
     chars = sum(len(m.text_content) for m in canonical.messages) + len(canonical.system.joined)
     chars += sum(len(json.dumps(t.input_schema)) + len(t.name) + len(t.description) for t in canonical.tools)
     return JsonResponse({"input_tokens": chars // 4 + 1})
-
-
-def not_found(request, rest=""):
-    return HttpResponse(status=404)

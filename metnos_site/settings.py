@@ -219,3 +219,5 @@ METNOS_BASELINE_PROVIDER_KIND = env_str("METNOS_BASELINE_PROVIDER_KIND", "anthro
 # Gateway keys are stored as HMAC-SHA256 with this pepper (default: derived from the secret key).
 METNOS_KEY_PEPPER = env_str("METNOS_KEY_PEPPER", "") or f"metnos-key-pepper:{SECRET_KEY}"
 METNOS_GATEWAY_MAX_BODY_BYTES = env_int("METNOS_GATEWAY_MAX_BODY_BYTES", 4 * 1024 * 1024)
+# Django refuses bodies over this before any view runs; the gateway answers 413 in its own shape.
+DATA_UPLOAD_MAX_MEMORY_SIZE = METNOS_GATEWAY_MAX_BODY_BYTES

@@ -53,9 +53,10 @@ def upstreams():
 
 
 @pytest.fixture
-def gateway(upstreams, celery_test_queue):
+def gateway(upstreams, celery_test_queue, model_server):
     db = connection.settings_dict
     env = {
+        "METNOS_LOCAL_MODEL_URL": model_server,
         "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
         "OPENAI_API_KEY": "sk-upstream",
         "ANTHROPIC_API_KEY": "sk-ant-upstream",
@@ -173,3 +174,30 @@ def test_models_and_count_tokens(gateway, key):
     claude = anthropic.Anthropic(base_url=gateway, api_key=key.raw)
     count = claude.messages.count_tokens(model="sonnet", messages=[{"role": "user", "content": "x" * 400}])
     assert count.input_tokens >= 100
+
+
+def test_the_local_model_answers_both_sdks_plain_and_streamed(gateway, key):
+    client = openai.OpenAI(base_url=f"{gateway}/v1", api_key=key.raw)
+    answer = client.chat.completions.create(
+        model="local-fast", max_tokens=20, messages=[{"role": "user", "content": "Say hello."}]
+    )
+    assert answer.choices[0].message.content and answer.usage.completion_tokens > 0
+    streamed = client.chat.completions.create(
+        model="local-fast", max_tokens=20, stream=True, messages=[{"role": "user", "content": "Say hello."}]
+    )
+    assert "".join(c.choices[0].delta.content or "" for c in streamed if c.choices)
+    claude = anthropic.Anthropic(base_url=gateway, api_key=key.raw)
+    with claude.messages.stream(model="local-fast", max_tokens=20, messages=[{"role": "user", "content": "Hi"}]) as s:
+        assert "".join(s.text_stream)
+    assert LedgerEntry.objects.filter(model="local-fast", cost_usd=0, status="ok").count() == 3
+
+
+def test_oversized_bodies_and_overlong_prompts_are_refused_before_any_call(gateway, upstreams, key, settings):
+    oa, _ = upstreams
+    client = openai.OpenAI(base_url=f"{gateway}/v1", api_key=key.raw, max_retries=0)
+    with pytest.raises(openai.APIStatusError) as too_big:
+        client.chat.completions.create(model="gpt-5", messages=[{"role": "user", "content": "x" * 5_000_000}])
+    assert too_big.value.status_code == 413
+    with pytest.raises(openai.BadRequestError, match="context window"):
+        client.chat.completions.create(model="local-fast", messages=[{"role": "user", "content": "word " * 20_000}])
+    assert not oa.requests
