@@ -2,6 +2,7 @@
 upstream providers are loopback servers speaking OpenAI's and Anthropic's wire formats."""
 
 import json
+import time
 
 import anthropic
 import openai
@@ -39,6 +40,18 @@ def anthropic_reply(text="Rome.") -> Reply:
     return Reply(json_body={"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
                             "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
                             "usage": {"input_tokens": 10, "output_tokens": 2}})  # fmt: skip
+
+
+def settled(rows, count: int, timeout_s: float = 5.0) -> list:
+    """The rows once `count` of them have settled: a stream's row settles as its last chunk goes
+    out, which can be just after the client has read it."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        done = [r for r in rows.all() if r.status != "pending"]
+        if len(done) >= count:
+            return done
+        time.sleep(0.05)
+    return list(rows.all())
 
 
 @pytest.fixture
@@ -85,7 +98,7 @@ def test_the_openai_sdk_talks_to_an_openai_model_plain_and_streamed(gateway, ups
     stream = client.chat.completions.create(model="gpt-5", messages=[{"role": "user", "content": "Again"}], stream=True)
     assert "".join(c.choices[0].delta.content or "" for c in stream if c.choices) == "Paris."
     assert oa.requests[0]["json"]["messages"][0] == {"role": "system", "content": "Be brief."}
-    rows = LedgerEntry.objects.filter(key_id=str(key.key.id)).order_by("created_at")
+    rows = settled(LedgerEntry.objects.filter(key_id=str(key.key.id)).order_by("created_at"), 2)
     assert [(r.status, r.role, r.inbound_shape) for r in rows] == [("ok", "gateway", "openai")] * 2
     assert rows[0].cost_usd > 0
 
@@ -189,7 +202,7 @@ def test_the_local_model_answers_both_sdks_plain_and_streamed(gateway, key):
     claude = anthropic.Anthropic(base_url=gateway, api_key=key.raw)
     with claude.messages.stream(model="local-fast", max_tokens=20, messages=[{"role": "user", "content": "Hi"}]) as s:
         assert "".join(s.text_stream)
-    assert LedgerEntry.objects.filter(model="local-fast", cost_usd=0, status="ok").count() == 3
+    assert len(settled(LedgerEntry.objects.filter(model="local-fast", cost_usd=0), 3)) == 3
 
 
 def test_oversized_bodies_and_overlong_prompts_are_refused_before_any_call(gateway, upstreams, key, settings):
