@@ -25,6 +25,7 @@ bench:
 	.venv/bin/python bench/plan_memory_accuracy.py --quick
 	.venv/bin/python bench/prefilter_peer.py --quick --split odd
 	.venv/bin/python bench/dashboard_scale.py --quick
+	.venv/bin/python bench/gateway_overhead.py --quick
 
 compose-check:
 	docker-compose config -q
