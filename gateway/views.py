@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 from asgiref.sync import sync_to_async
@@ -108,8 +109,10 @@ def _prepare(request, shape_name: str):
     return shape, asked, model, canonical, identity, opened
 
 
-def _finish(model, identity, shape_name, opened, usage: Usage, status: str, started: float, error=None, cost=None):
-    latency = int(monotonic_ms() - started)
+def _finish(
+    model, identity, shape_name, opened, usage: Usage, status: str, started: float, error=None, cost=None, ended=None
+):
+    latency = int((ended or monotonic_ms()) - started)
     charged = ledger.settle(
         opened, usage=usage, status=status, latency_ms=latency, error=str(error or ""), reported_cost=cost
     )
@@ -125,6 +128,26 @@ def _finish(model, identity, shape_name, opened, usage: Usage, status: str, star
     })  # fmt: skip
 
 
+def _settle_safely(*args, **kwargs) -> None:
+    try:
+        _finish(*args, **kwargs)
+    except Exception:
+        logger.exception("could not settle a gateway call; the ledger reaper will bill it at its reservation")
+
+
+class _Settler:
+    """One thread per process that settles finished calls in order, off the request's path."""
+
+    def __init__(self) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gateway-settle")
+
+    def submit(self, *args, **kwargs) -> None:
+        self._pool.submit(_settle_safely, *args, **kwargs)
+
+
+_settler = _Settler()
+
+
 def _complete(request, shape_name: str):
     started = monotonic_ms()
     shape, asked, model, canonical, identity, opened = _prepare(request, shape_name)
@@ -137,7 +160,10 @@ def _complete(request, shape_name: str):
             f"the provider failed: {exc}",
             retry_after=exc.retry_after_s and int(exc.retry_after_s),
         ) from exc
-    _finish(model, identity, shape_name, opened, response.usage, "ok", started, cost=response.reported_cost_usd)
+    # The answer goes out now; its settlement follows on the settling thread. The row is already
+    # in the ledger (`pending`, with its reservation), so a crash before it settles loses nothing.
+    _settler.submit(model, identity, shape_name, opened, response.usage, "ok", started,
+                    cost=response.reported_cost_usd, ended=monotonic_ms())  # fmt: skip
     return JsonResponse(shape.render(response, asked))
 
 
@@ -179,7 +205,10 @@ async def _async_chunks(generator):
         while (chunk := await step()) is not None:
             yield chunk
     finally:
-        await sync_to_async(generator.close, thread_sensitive=False)()
+        try:
+            await sync_to_async(generator.close, thread_sensitive=False)()
+        except ValueError:
+            pass  # a next() still runs in its thread (the client left mid-chunk); it finishes and settles
 
 
 def _shape_of(path: str) -> str:
