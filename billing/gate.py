@@ -13,12 +13,14 @@ Rate limits: requests and tokens per minute, fixed windows per calendar minute, 
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
 
 import redis
 from django.conf import settings
+from django.db.models import Q
 
 from billing.cost import USD_QUANTUM, format_usd
 
@@ -105,6 +107,33 @@ def period_window(period: str, at: datetime) -> tuple[str, datetime, datetime]:
     return "all", datetime(2000, 1, 1, tzinfo=at.tzinfo), datetime(9999, 1, 1, tzinfo=at.tzinfo)
 
 
+_ROWS_TTL_S = 5.0
+_rows_cache: dict[tuple, tuple[float, list]] = {}
+
+
+def _rows(model, scopes: list[tuple[str, str]]) -> list:
+    """The Budget or RateLimit rows of these scopes, looked up by (scope, id) and kept for a few
+    seconds per process: a call needs them twice, a busy key thousands of times a minute. An edit
+    clears this process's copy at once (billing.signals); other processes see it within the TTL."""
+    key = (model.__name__, tuple(scopes))
+    hit = _rows_cache.get(key)
+    moment = time.monotonic()
+    if hit is not None and moment - hit[0] < _ROWS_TTL_S:
+        return hit[1]
+    match = Q()
+    for scope, scope_id in scopes:
+        match |= Q(scope=scope, scope_id=scope_id)
+    rows = list(model.objects.filter(match))
+    if len(_rows_cache) > 10_000:
+        _rows_cache.clear()
+    _rows_cache[key] = (moment, rows)
+    return rows
+
+
+def forget_rows() -> None:
+    _rows_cache.clear()
+
+
 def _prefix() -> str:
     return settings.METNOS_BILLING_PREFIX
 
@@ -132,7 +161,7 @@ def reserve(identity: Identity, amount: Decimal, *, at: datetime) -> Reservation
     scopes = identity.scopes()
     if not scopes:
         return Reservation()
-    budgets = [b for b in Budget.objects.filter(scope__in=[s for s, _ in scopes]) if (b.scope, b.scope_id) in scopes]
+    budgets = _rows(Budget, scopes)
     if not budgets:
         return Reservation()
     r = client()
@@ -184,9 +213,7 @@ def check_rate(identity: Identity, tokens: int, *, at: datetime) -> None:
     scopes = [s for s in identity.scopes() if s[0] in ("key", "user")]
     if not scopes:
         return
-    limits = [
-        lim for lim in RateLimit.objects.filter(scope__in=[s for s, _ in scopes]) if (lim.scope, lim.scope_id) in scopes
-    ]
+    limits = _rows(RateLimit, scopes)
     if not limits:
         return
     minute = at.strftime("%Y%m%d%H%M")
