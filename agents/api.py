@@ -7,6 +7,7 @@ from ninja import Router, Schema, Status
 
 from agents import services
 from agents.selectors import (
+    session_export,
     session_for_user,
     session_list,
     turn_for_user,
@@ -119,9 +120,47 @@ def create_session(request, payload: SessionIn):
     return Status(201, services.session_create(owner=request.user, title=payload.title, workspace=workspace))
 
 
+class SessionPatch(Schema):
+    title: str
+
+
 @router.get("/sessions", response=list[SessionOut])
-def list_sessions(request):
-    return session_list(user=request.user)
+def list_sessions(request, q: str = "", workspace_id: UUID | None = None):
+    """Your sessions, newest first. `q` searches titles and messages; `workspace_id` filters."""
+    return session_list(user=request.user, query=q, workspace_id=workspace_id)
+
+
+@router.patch("/sessions/{session_id}", response=SessionOut)
+def rename_session(request, session_id: str, payload: SessionPatch):
+    session = session_for_user(session_id=session_id, user=request.user)
+    if session is None:
+        raise Http404
+    return services.session_rename(session=session, title=payload.title)
+
+
+@router.delete("/sessions/{session_id}", response={204: None})
+def delete_session(request, session_id: str):
+    """The session, its turns, messages and traces."""
+    session = session_for_user(session_id=session_id, user=request.user)
+    if session is None:
+        raise Http404
+    services.session_delete(session=session)
+    return Status(204, None)
+
+
+@router.get("/sessions/{session_id}/export", response=dict)
+def export_session(request, session_id: str, format: str = "md"):
+    """The conversation as Markdown (`md`), JSON (`json`) or JSON Lines (`jsonl`), as a download."""
+    session = session_for_user(session_id=session_id, user=request.user)
+    if session is None:
+        raise Http404
+    try:
+        body, content_type = session_export(session=session, format=format)
+    except ValueError as exc:
+        raise services.InvalidInput(str(exc)) from exc
+    response = HttpResponse(body, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="session-{session.id}.{format}"'
+    return response
 
 
 @router.get("/sessions/{session_id}/turns", response=list[TurnOut])

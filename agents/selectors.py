@@ -1,9 +1,10 @@
 from __future__ import annotations
 
+import json
 import uuid
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch, Q, QuerySet
 
 from agents.models import ChatSession, Message, Turn, Workspace
 from core.ir import Message as IRMessage
@@ -36,8 +37,58 @@ def workspace_list(*, user: AbstractBaseUser) -> QuerySet[Workspace]:
     return Workspace.objects.filter(owner=user).order_by("created_at")
 
 
-def session_list(*, user: AbstractBaseUser) -> QuerySet[ChatSession]:
-    return ChatSession.objects.filter(owner=user).order_by("-updated_at")
+def session_list(*, user: AbstractBaseUser, query: str = "", workspace_id=None) -> QuerySet[ChatSession]:
+    sessions = ChatSession.objects.filter(owner=user)
+    if workspace_id is not None:
+        sessions = sessions.filter(workspace_id=workspace_id)
+    if query.strip():
+        words = query.strip()[:200]
+        sessions = sessions.filter(Q(title__icontains=words) | Q(messages__text__icontains=words)).distinct()
+    return sessions.order_by("-updated_at")
+
+
+EXPORT_FORMATS = {"md": "text/markdown; charset=utf-8", "json": "application/json", "jsonl": "application/x-ndjson"}
+
+
+def session_export(*, session: ChatSession, format: str) -> tuple[str, str]:
+    """(body, content type) of a session's conversation in one of EXPORT_FORMATS."""
+    if format not in EXPORT_FORMATS:
+        raise ValueError(f"format must be one of {', '.join(EXPORT_FORMATS)}")
+    turns = []
+    for turn in session.turns.order_by("created_at").prefetch_related("messages"):
+        messages = {m.role: m.text for m in turn.messages.all()}
+        turns.append(
+            {
+                "turn_id": str(turn.id),
+                "created_at": turn.created_at.isoformat(),
+                "user": messages.get("user", ""),
+                "assistant": messages.get("assistant", ""),
+                "final_kind": turn.final_kind,
+                "layer": turn.layer,
+                "model": (turn.route or {}).get("winner"),
+                "cost_usd": str(turn.cost_usd),
+            }
+        )
+    head = {"session_id": str(session.id), "title": session.title, "created_at": session.created_at.isoformat()}
+    if format == "json":
+        return json.dumps({**head, "turns": turns}, indent=2), EXPORT_FORMATS[format]
+    if format == "jsonl":
+        lines = [json.dumps({"kind": "session", **head})] + [json.dumps({"kind": "turn", **t}) for t in turns]
+        return "\n".join(lines) + "\n", EXPORT_FORMATS[format]
+    out = [f"# {session.title or 'Untitled session'}", "", f"_Exported from Metnos, session {session.id}._", ""]
+    for t in turns:
+        answered_by = t["layer"] or t["final_kind"]
+        out += [
+            f"## You ({t['created_at'][:19]})",
+            "",
+            t["user"],
+            "",
+            f"## Metnos ({answered_by})",
+            "",
+            t["assistant"],
+            "",
+        ]
+    return "\n".join(out), EXPORT_FORMATS[format]
 
 
 def turn_list(*, session: ChatSession) -> QuerySet[Turn]:

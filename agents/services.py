@@ -86,6 +86,23 @@ def session_create(*, owner: AbstractBaseUser, title: str = "", workspace: Works
     return ChatSession.objects.create(owner=owner, title=title.strip()[:200], workspace=workspace)
 
 
+def session_rename(*, session: ChatSession, title: str) -> ChatSession:
+    title = (title or "").strip()
+    if not title or len(title) > 200:
+        raise InvalidInput("a session title is 1 to 200 characters")
+    session.title = title
+    session.save(update_fields=["title", "updated_at"])
+    return session
+
+
+@transaction.atomic
+def session_delete(*, session: ChatSession) -> None:
+    from core.models import TraceEvent
+
+    TraceEvent.objects.filter(session_id=session.id).delete()
+    session.delete()
+
+
 def session_workspace(session: ChatSession) -> Workspace:
     """Sessions made before workspaces existed belong to their owner's default one."""
     if session.workspace_id is None:

@@ -1,9 +1,11 @@
+import json
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
 from agents import services
-from agents.models import Turn
+from agents.models import Message, Turn
 
 pytestmark = pytest.mark.django_db
 
@@ -132,3 +134,35 @@ def test_workspaces_are_created_listed_and_switched_to_react_by_their_owner_only
     )
     assert [w["name"] for w in intruder.get("/api/workspaces").json()] == ["default"]
     assert alice.workspaces.get(id=workspace_id).mode == "engine"
+
+
+def test_sessions_are_searched_renamed_exported_and_deleted_by_their_owner_only(alice, bob):
+    session = services.session_create(owner=alice, title="groceries")
+    turn = Turn.objects.create(session=session, status="completed", final_kind="answer", layer="fastpath")
+    Message.objects.create(session=session, turn=turn, role="user", text="what about the invoice?")
+    Message.objects.create(session=session, turn=turn, role="assistant", text="It is paid.")
+    services.session_create(owner=alice, title="other")
+    client, intruder = client_for(alice), client_for(bob)
+    assert [s["title"] for s in client.get("/api/sessions?q=invoice").json()] == ["groceries"]
+    renamed = client.patch(f"/api/sessions/{session.id}", {"title": "shopping"}, content_type="application/json")
+    assert renamed.json()["title"] == "shopping"
+    assert (
+        client.patch(f"/api/sessions/{session.id}", {"title": " "}, content_type="application/json").status_code == 400
+    )
+    markdown = client.get(f"/api/sessions/{session.id}/export?format=md")
+    assert markdown["Content-Disposition"].endswith('.md"') and b"It is paid." in markdown.content
+    lines = client.get(f"/api/sessions/{session.id}/export?format=jsonl").content.decode().splitlines()
+    assert json.loads(lines[0])["kind"] == "session" and json.loads(lines[1])["assistant"] == "It is paid."
+    assert (
+        json.loads(client.get(f"/api/sessions/{session.id}/export?format=json").content)["turns"][0]["layer"]
+        == "fastpath"
+    )
+    assert client.get(f"/api/sessions/{session.id}/export?format=pdf").status_code == 400
+    for call in (
+        lambda c: c.patch(f"/api/sessions/{session.id}", {"title": "x"}, content_type="application/json"),
+        lambda c: c.get(f"/api/sessions/{session.id}/export"),
+        lambda c: c.delete(f"/api/sessions/{session.id}"),
+    ):
+        assert call(intruder).status_code == 404
+    assert client.delete(f"/api/sessions/{session.id}").status_code == 204
+    assert not alice.chat_sessions.filter(pk=session.pk).exists() and not Message.objects.filter(turn=turn).exists()

@@ -99,8 +99,9 @@
 
   async function loadSessions() {
     const list = $("session-list");
+    const q = $("session-search").value.trim();
     list.replaceChildren();
-    for (const s of await api("GET", "/sessions")) {
+    for (const s of await api("GET", `/sessions${q ? `?q=${encodeURIComponent(q)}` : ""}`)) {
       const li = document.createElement("li"), a = document.createElement("a");
       a.href = `/s/${s.id}/`;
       a.textContent = s.title || "Untitled";
@@ -181,6 +182,24 @@
     };
   }
 
+  $("session-search").addEventListener("input", () => { loadSessions().catch((e) => setStatus(e.message)); });
+  if (sessionId) {
+    $("session-actions").hidden = false;
+    $("export-session").href = `/api/sessions/${sessionId}/export?format=md`;
+    $("rename-session").addEventListener("click", async () => {
+      const title = prompt("New title for this session:");
+      if (title && title.trim()) {
+        try { await api("PATCH", `/sessions/${sessionId}`, { title: title.trim() }); await loadSessions(); }
+        catch (e) { setStatus(e.message); }
+      }
+    });
+    $("delete-session").addEventListener("click", async () => {
+      if (!confirm("Delete this session, its turns and traces?")) return;
+      const res = await fetch(`/api/sessions/${sessionId}`, { method: "DELETE", credentials: "same-origin",
+        headers: { "X-CSRFToken": csrf } });
+      if (res.status === 204) location.href = "/"; else setStatus(`Could not delete: HTTP ${res.status}`);
+    });
+  }
   $("new-session").addEventListener("click", async () => {
     const s = await api("POST", "/sessions", {});
     location.href = `/s/${s.id}/`;
