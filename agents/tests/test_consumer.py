@@ -190,3 +190,27 @@ def test_slash_cost_answers_with_the_sessions_spend_per_turn_and_no_turn(session
     frame = run(scenario)
     assert frame["type"] == "command.result" and "$0.01230000" in frame["text"] and "turn 1: sonnet" in frame["text"]
     assert Turn.objects.filter(session=session).count() == 1, "a command is not a turn"
+
+
+def test_model_commands_pin_and_unpin_a_model_and_unknown_commands_suggest(session, alice):
+    async def scenario(texts):
+        comm = communicator(session.id, alice)
+        await comm.connect()
+        replies = []
+        for text in texts:
+            await comm.send_json_to({"type": "message", "text": text})
+            replies.append((await comm.receive_json_from(timeout=5))["text"])
+        await comm.disconnect()
+        return replies
+
+    pinned, shown, unknown_model, typo, listing, help_text = async_to_sync(scenario)(
+        ["/model sonnet", "/model", "/model gpt-9", "/modle x", "/models", "/help"]
+    )
+    assert pinned.startswith("Pinned claude-sonnet") and "ANTHROPIC_API_KEY" in pinned
+    session.refresh_from_db()
+    assert session.sticky_model.startswith("claude-sonnet") and session.sticky_model in shown
+    assert "unknown model 'gpt-9'" in unknown_model and session.sticky_model.startswith("claude-sonnet")
+    assert "Did you mean /model" in typo and "local-fast" in listing and "/cost" in help_text
+    assert async_to_sync(scenario)(["/model -"])[0].startswith("Unpinned")
+    session.refresh_from_db()
+    assert session.sticky_model == "" and Turn.objects.filter(session=session).count() == 0
