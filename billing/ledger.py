@@ -22,7 +22,7 @@ from django.db import transaction
 from billing import gate, pricing, rollups
 from billing.cost import Price, call_cost
 from billing.models import LedgerEntry
-from core.clock import new_id, now
+from core.clock import as_uuid, new_id, now
 from core.ir import Usage
 
 logger = logging.getLogger(__name__)
@@ -75,8 +75,8 @@ def admit(
         "key_id": identity.key_id,
         "role": role,
         "inbound_shape": inbound_shape,
-        "session_id": _uuid(session_id),
-        "turn_id": _uuid(turn_id),
+        "session_id": as_uuid(session_id),
+        "turn_id": as_uuid(turn_id),
         "price_version_id": version,
         "slot": slot,
     }
@@ -148,12 +148,3 @@ def reap(*, older_than: timedelta = timedelta(minutes=10)) -> int:
             rollups.add(entry)
             count += 1
     return count
-
-
-def _uuid(value):
-    import uuid
-
-    try:
-        return uuid.UUID(str(value)) if value else None
-    except ValueError:
-        return None

@@ -116,17 +116,9 @@ class LedgerEntry(models.Model):
         return f"{self.model} {self.status} ${self.cost_usd}"
 
 
-class Rollup(models.Model):
-    """Per day, model, user, team, key and role: what the dashboards read (never the ledger)."""
+class CallSums(models.Model):
+    """What a rollup cell adds up over the calls in it (billing.rollups keeps the sums)."""
 
-    day = models.DateField()
-    model = models.CharField(max_length=200)
-    provider = models.CharField(max_length=100)
-    user_id = models.IntegerField(null=True)
-    team_id = models.IntegerField(null=True)
-    key_id = models.CharField(max_length=64, blank=True)
-    role = models.CharField(max_length=16)
-    slot = models.CharField(max_length=32, blank=True)
     calls = models.PositiveIntegerField(default=0)
     errors = models.PositiveIntegerField(default=0)
     input_tokens = models.PositiveBigIntegerField(default=0)
@@ -137,6 +129,22 @@ class Rollup(models.Model):
     latency_ms_total = models.PositiveBigIntegerField(default=0)
     # Calls per latency bucket (upper bounds in LATENCY_BUCKETS_MS, the last open): p50/p95 from rollups.
     latency_hist = ArrayField(models.PositiveBigIntegerField(), default=list)
+
+    class Meta:
+        abstract = True
+
+
+class Rollup(CallSums):
+    """Per day, model, user, team, key and role: what the dashboards read (never the ledger)."""
+
+    day = models.DateField()
+    model = models.CharField(max_length=200)
+    provider = models.CharField(max_length=100)
+    user_id = models.IntegerField(null=True)
+    team_id = models.IntegerField(null=True)
+    key_id = models.CharField(max_length=64, blank=True)
+    role = models.CharField(max_length=16)
+    slot = models.CharField(max_length=32, blank=True)
 
     class Meta:
         constraints = [
@@ -195,7 +203,7 @@ class RateLimit(models.Model):
         return f"{self.scope} {self.scope_id}: {self.rpm} rpm, {self.tpm} tpm"
 
 
-class ModelRollup(models.Model):
+class ModelRollup(CallSums):
     """Per day, team, model, role and slot (no user or key): what the cost and activity pages of
     staff and team admins read. Small whatever the number of users."""
 
@@ -205,15 +213,6 @@ class ModelRollup(models.Model):
     provider = models.CharField(max_length=100)
     role = models.CharField(max_length=16)
     slot = models.CharField(max_length=32, blank=True)
-    calls = models.PositiveIntegerField(default=0)
-    errors = models.PositiveIntegerField(default=0)
-    input_tokens = models.PositiveBigIntegerField(default=0)
-    output_tokens = models.PositiveBigIntegerField(default=0)
-    cache_read_tokens = models.PositiveBigIntegerField(default=0)
-    cache_write_tokens = models.PositiveBigIntegerField(default=0)
-    cost_usd = models.DecimalField(**USD, default=0)
-    latency_ms_total = models.PositiveBigIntegerField(default=0)
-    latency_hist = ArrayField(models.PositiveBigIntegerField(), default=list)
 
     class Meta:
         constraints = [

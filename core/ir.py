@@ -127,6 +127,12 @@ class ChatRequest:
     stream: bool = False
     metadata: dict[str, Any] = field(default_factory=dict)
 
+    def prompt_tokens_estimate(self, extra_chars: int = 0) -> int:
+        """About four characters a token, never zero: what budgets reserve for the prompt and
+        what the gateway checks against a context window (an estimate, not a bill)."""
+        chars = sum(len(m.text_content) for m in self.messages) + len(self.system.joined) + extra_chars
+        return chars // 4 + 1
+
 
 StopReason = Literal["end_turn", "max_tokens", "tool_use", "stop_sequence", "error"]
 

@@ -54,16 +54,13 @@ def _raw_key(request) -> str | None:
 
 
 def _prepare(request, shape_name: str):
-    """Everything before the provider call: key, body, model, limits, ledger row."""
+    """Everything before the provider call: key, body, model, limits, ledger row. (The body's
+    size was checked by the view before it was read.)"""
     shape = SHAPES[shape_name]
-    if int(request.headers.get("Content-Length") or 0) > settings.METNOS_GATEWAY_MAX_BODY_BYTES:
-        raise Failure(413, f"request body is larger than {settings.METNOS_GATEWAY_MAX_BODY_BYTES} bytes")
     try:
         key = keys.authenticate(_raw_key(request))
     except keys.KeyError_ as exc:
         raise Failure(401, str(exc)) from exc
-    if len(request.body) > settings.METNOS_GATEWAY_MAX_BODY_BYTES:
-        raise Failure(413, f"request body is larger than {settings.METNOS_GATEWAY_MAX_BODY_BYTES} bytes")
     try:
         body = json.loads(request.body or b"null")
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -88,7 +85,7 @@ def _prepare(request, shape_name: str):
     reason = availability.unavailable_reason(model.name, model.provider)
     if reason:
         raise Failure(503, f"model {asked!r} is unavailable right now ({reason}); try again shortly")
-    prompt_tokens = (sum(len(m.text_content) for m in canonical.messages) + len(canonical.system.joined)) // 4 + 1
+    prompt_tokens = canonical.prompt_tokens_estimate()
     if prompt_tokens > model.context_window:
         raise Failure(
             400,
@@ -279,6 +276,5 @@ def count_tokens(request):
         return _error(shape, Failure(400, str(exc)))
     except Failure as failure:
         return _error(shape, failure)
-    chars = sum(len(m.text_content) for m in canonical.messages) + len(canonical.system.joined)
-    chars += sum(len(json.dumps(t.input_schema)) + len(t.name) + len(t.description) for t in canonical.tools)
-    return JsonResponse({"input_tokens": chars // 4 + 1})
+    tools = sum(len(json.dumps(t.input_schema)) + len(t.name) + len(t.description) for t in canonical.tools)
+    return JsonResponse({"input_tokens": canonical.prompt_tokens_estimate(extra_chars=tools)})

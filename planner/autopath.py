@@ -21,14 +21,10 @@ from core.clock import monotonic_ms, now
 from planner import params as P
 from planner.catalog import Catalog
 from planner.intent import TOOL_VERBS
-from planner.memory import Probe, Recall, admit, executors_of, row_fields, signatures_agree
+from planner.memory import Probe, Recall, admit, count_use, executors_of, owner_scope, row_fields, signatures_agree
 from planner.models import AntiAutopath, Autopath, Observation
 
 NEIGHBOURS = 5
-
-
-def _scope(owner_id: int | None) -> Q:
-    return Q(owner_id=owner_id) | Q(owner__isnull=True) if owner_id else Q(owner__isnull=True)
 
 
 def family(verb: str | None) -> list[str]:
@@ -47,7 +43,7 @@ def score(successes: int, failures: int) -> float:
 
 def lookup(probe: Probe, catalog: Catalog, started: float) -> Recall | None:
     champions = Autopath.objects.filter(
-        _scope(probe.owner_id),
+        owner_scope(probe.owner_id),
         status=Autopath.Status.CHAMPION,
         verb__in=family(probe.intent.verb),
         object=probe.intent.object or "",
@@ -66,13 +62,13 @@ def lookup(probe: Probe, catalog: Catalog, started: float) -> Recall | None:
 
 def banned(owner_id: int | None, entry) -> bool:
     """Whether this user (or everyone) has banned the entry's plan."""
-    return AntiAutopath.objects.filter(_scope(owner_id), plan_hash=entry.plan_hash, expires_at__gt=now()).exists()
+    return AntiAutopath.objects.filter(owner_scope(owner_id), plan_hash=entry.plan_hash, expires_at__gt=now()).exists()
 
 
 def banned_hashes(owner_id: int | None, verb: str | None, obj: str | None) -> set[str]:
     return set(
         AntiAutopath.objects.filter(
-            _scope(owner_id), verb=verb or "", object=obj or "", expires_at__gt=now()
+            owner_scope(owner_id), verb=verb or "", object=obj or "", expires_at__gt=now()
         ).values_list("plan_hash", flat=True)
     )
 
@@ -147,13 +143,7 @@ def _cluster(probe: Probe, owner_id: int | None) -> uuid.UUID:
 
 
 def used(entry: Autopath, *, success: bool, latency_ms: int) -> None:
-    Autopath.objects.filter(pk=entry.pk).update(
-        uses=F("uses") + 1,
-        successes=F("successes") + int(success),
-        failures=F("failures") + int(not success),
-        latency_ms_total=F("latency_ms_total") + latency_ms,
-        last_used_at=now(),
-    )
+    count_use(Autopath, entry.pk, success=success, latency_ms=latency_ms)
     promote(entry.cluster)
 
 

@@ -19,15 +19,11 @@ from pgvector.django import CosineDistance
 from core.clock import monotonic_ms, now
 from planner import params as P
 from planner.catalog import Catalog
-from planner.memory import Probe, Recall, admit, executors_of, row_fields
+from planner.memory import Probe, Recall, admit, count_use, executors_of, owner_scope, row_fields
 from planner.models import AntiAutopath, Fastpath
 
 logger = logging.getLogger(__name__)
 NEIGHBOURS = 5
-
-
-def _scope(owner_id: int | None) -> Q:
-    return Q(owner_id=owner_id) | Q(owner__isnull=True) if owner_id else Q(owner__isnull=True)
 
 
 def _current(entry: Fastpath, catalog: Catalog) -> bool:
@@ -35,8 +31,8 @@ def _current(entry: Fastpath, catalog: Catalog) -> bool:
 
 
 def lookup(probe: Probe, catalog: Catalog, started: float) -> Recall | None:
-    banned = AntiAutopath.objects.filter(_scope(probe.owner_id), expires_at__gt=now()).values("plan_hash")
-    active = Fastpath.objects.filter(_scope(probe.owner_id), status=Fastpath.Status.ACTIVE).exclude(
+    banned = AntiAutopath.objects.filter(owner_scope(probe.owner_id), expires_at__gt=now()).values("plan_hash")
+    active = Fastpath.objects.filter(owner_scope(probe.owner_id), status=Fastpath.Status.ACTIVE).exclude(
         plan_hash__in=banned  # a subquery: one round trip
     )
     # Stage 1: the same masked request. The user's own entries before seeds.
@@ -112,13 +108,7 @@ def learn(
 
 
 def used(entry: Fastpath, *, success: bool, latency_ms: int) -> None:
-    Fastpath.objects.filter(pk=entry.pk).update(
-        uses=F("uses") + 1,
-        successes=F("successes") + int(success),
-        failures=F("failures") + int(not success),
-        latency_ms_total=F("latency_ms_total") + latency_ms,
-        last_used_at=now(),
-    )
+    count_use(Fastpath, entry.pk, success=success, latency_ms=latency_ms)
 
 
 def disable(entry_id, reason: str) -> int:

@@ -8,9 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from billing import gate, ledger, pricing
-from billing.cost import call_cost, format_usd
-from core.clock import monotonic_ms, now
+from billing import gate, ledger
+from billing.cost import format_usd
+from core.clock import monotonic_ms
 from core.events import bus
 from core.ir import ChatRequest, MessageStop, TextDelta, ToolUseBlock, Usage
 from routing.availability import availability
@@ -40,17 +40,6 @@ class LLMResult:
         return self.error is None and not self.cancelled
 
 
-def cost_of(model: ModelConfig, usage: Usage, reported: Decimal | None = None) -> Decimal:
-    """What a call with this usage costs now (the price version in force)."""
-    if reported is not None:
-        return reported
-    price, _ = pricing.price_at(provider_kind=model.provider_kind, api_model=model.api_model, at=now())
-    if price is None:
-        logger.warning("no price for %s; its calls are recorded at $0", model.api_model)
-        return Decimal("0")
-    return call_cost(usage=usage, price=price)
-
-
 def add_usage(a: Usage, b: Usage) -> Usage:
     return Usage(
         a.input_tokens + b.input_tokens,
@@ -75,14 +64,13 @@ def call(
     """One accounted model call: rate limits and budgets first (a ledger row is written before
     the call, so none is lost), then the call, then its settlement and `llm.call_completed`."""
     identity = gate.Identity(user_id=user_id, team_id=ledger.team_of(user_id), key_id=key_id)
-    prompt = sum(len(m.text_content) for m in request.messages) + len(request.system.joined)
     try:
         opened = ledger.admit(
             model=model.name,
             provider=model.provider,
             provider_kind=model.provider_kind,
             api_model=model.api_model,
-            prompt_tokens=estimate_tokens_of(prompt),
+            prompt_tokens=request.prompt_tokens_estimate(),
             max_tokens=request.max_tokens or model.max_output_tokens,
             identity=identity,
             role=role,
@@ -154,10 +142,6 @@ def _emit(model, usage, cost, model_ms, status, error, role, user_id, identity, 
         },
         **ids,
     )
-
-
-def estimate_tokens_of(chars: int) -> int:
-    return chars // 4 + 1
 
 
 def user_facing(error: ProviderError) -> str:

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import logging
 import re
-import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
+from django.db.models import F, Q
 
-from core.clock import monotonic_ms
+from core.clock import as_uuid, monotonic_ms, now
 from planner import params as P
 from planner.catalog import Catalog
 from planner.intent import TOOL_VERBS, Intent, extract, step_kinds
@@ -186,6 +186,22 @@ def row_fields(probe_: Probe, template: dict, slots: dict, executors: dict) -> d
     }
 
 
+def owner_scope(owner_id: int | None) -> Q:
+    """What a user's memory lookups may see: their own entries and the seeds (no owner)."""
+    return Q(owner_id=owner_id) | Q(owner__isnull=True) if owner_id else Q(owner__isnull=True)
+
+
+def count_use(model, entry_id, *, success: bool, latency_ms: int) -> None:
+    """A remembered plan (Fastpath or Autopath) served once."""
+    model.objects.filter(pk=entry_id).update(
+        uses=F("uses") + 1,
+        successes=F("successes") + int(success),
+        failures=F("failures") + int(not success),
+        latency_ms_total=F("latency_ms_total") + latency_ms,
+        last_used_at=now(),
+    )
+
+
 def executors_of(plan: dict, catalog: Catalog) -> dict[str, str] | None:
     """{name: digest} of the plan's executors, or None when one is missing from the catalog."""
     out = {}
@@ -195,13 +211,6 @@ def executors_of(plan: dict, catalog: Catalog) -> dict[str, str] | None:
             return None
         out[executor.name] = executor.digest
     return out
-
-
-def _uuid(value) -> uuid.UUID | None:
-    try:
-        return uuid.UUID(str(value))
-    except (TypeError, ValueError):
-        return None
 
 
 def template_of(probe_: Probe, plan: dict | None) -> dict | None:
@@ -221,7 +230,7 @@ def observe(probe_: Probe, *, turn_id, outcome, recall: Recall | None) -> None:
     template = template_of(probe_, outcome.plan)
     Observation.objects.create(
         owner_id=probe_.owner_id,
-        turn_id=_uuid(turn_id),
+        turn_id=as_uuid(turn_id),
         verb=probe_.intent.verb or "",
         object=probe_.intent.object or "",
         masked_request=probe_.masked[:4000],
@@ -257,7 +266,7 @@ def feedback(*, turn_id, trace: dict, value: str, owner_id: int | None) -> None:
     from planner import autopath, fastpath
     from planner.models import Autopath, Fastpath, Observation
 
-    turn = _uuid(turn_id)
+    turn = as_uuid(turn_id)
     Observation.objects.filter(turn_id=turn).update(feedback=value)
     if value not in NEGATIVE:
         return

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from core.ir import ChatRequest, Message, SystemPrompt
 from planner import llm
+from planner import params as P
 from planner.catalog import Executor
 from planner.intent import Intent, step_kinds
 from planner.plan import Plan, PlanError, parse
@@ -188,12 +188,6 @@ def steps_needed(intent: Intent) -> int:
     return max(1, min(MAX_STEPS_PROPOSED, len(kinds)))
 
 
-_URL = re.compile(r"https?://[^\s'\"<>]+")
-_FILE = re.compile(r"(?<![\w/.:-])((?:[\w-]+/)*[\w-]+\.[A-Za-z0-9]{1,5})(?![\w/])")
-_EXTENSION = re.compile(r"(?:^|[\s*(\"'])\.([A-Za-z0-9]{1,5})\b")
-_GLOB = re.compile(r"(?<![\w/])((?:[\w.-]+/)*[\w.-]*\*[\w.*?/-]*)")
-
-
 @dataclass(frozen=True)
 class Mentions:
     """Names the request mentions: files, a file extension, folders that exist in the workspace,
@@ -217,20 +211,29 @@ class Mentions:
 
 
 def mentions(text: str, workspace: Path | None) -> Mentions:
-    urls = tuple(dict.fromkeys(u.rstrip(".,;:!?)") for u in _URL.findall(text)))
-    rest = _URL.sub(" ", text)
-    globs = tuple(dict.fromkeys(_GLOB.findall(rest)))
-    files = tuple(f for f in dict.fromkeys(_FILE.findall(rest)) if not any(f in g for g in globs))
-    extensions = [e for e in _EXTENSION.findall(rest) if not any(f.endswith("." + e) for f in files)]
+    """What the request names, from the same typed extraction plan memory masks requests with
+    (planner.params): files (paths with an extension), folders that exist in the workspace,
+    globs, a file extension and URLs."""
+    found = P.extract(text, workspace)
+
+    def of(kind: str) -> list[str]:
+        return [v.text for v in found.values if v.type == kind]
+
+    paths = of("path")
+    files = tuple(dict.fromkeys(p for p in paths if Path(p).suffix and not p.endswith("/")))
     folders: tuple[str, ...] = ()
     if workspace is not None:
-        words = re.findall(r"[\w./-]+", rest)
         folders = tuple(
-            dict.fromkeys(
-                w.strip("./") for w in words if w.strip("./") and "*" not in w and (workspace / w.strip("./")).is_dir()
-            )
+            dict.fromkeys(p.strip("./") for p in paths if p.strip("./") and (workspace / p.strip("./")).is_dir())
         )
-    return Mentions(files, extensions[0] if extensions else "", folders, globs, urls)
+    extensions = [e.lstrip(".") for e in of("ext")]
+    return Mentions(
+        files,
+        extensions[0] if extensions else "",
+        folders,
+        tuple(dict.fromkeys(of("glob"))),
+        tuple(dict.fromkeys(of("url"))),
+    )
 
 
 def _adapt(plan: dict, found: Mentions) -> dict:
