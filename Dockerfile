@@ -11,9 +11,9 @@ WORKDIR /app
 # PyPI's Linux torch wheel is the multi-GB CUDA build. Point TORCH_INDEX_URL at PyTorch's CPU
 # wheel index to install torch==2.13.0 as the CPU build first.
 ARG TORCH_INDEX_URL=""
-COPY requirements.txt requirements-nodeps.txt ./
+COPY requirements.txt requirements-nodeps.txt constraints.txt ./
 RUN if [ -n "$TORCH_INDEX_URL" ]; then pip install --no-cache-dir --index-url "$TORCH_INDEX_URL" torch==2.13.0; fi \
-    && pip install --no-cache-dir -r requirements.txt \
+    && pip install --no-cache-dir -r requirements.txt -c constraints.txt \
     && pip install --no-cache-dir --no-deps -r requirements-nodeps.txt
 COPY . .
 RUN chmod +x scripts/docker-entrypoint.sh

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import sys
+import threading
 import uuid
 from dataclasses import dataclass
 
@@ -9,6 +12,43 @@ import pytest
 import redis
 
 from tests import live
+
+# A statement that waits on a lock for two minutes fails with Postgres's own error, naming the
+# wait, instead of hanging the run. Set before any connection; daphne, Celery and beat started
+# by the tests inherit it.
+os.environ.setdefault("PGOPTIONS", "-c lock_timeout=120s")
+
+WATCHDOG_S = 200
+
+
+def _report_database_waits(test_id: str) -> None:
+    """Print what every connection to the test database is doing, and who blocks whom."""
+    import psycopg
+    from django.db import connection
+
+    db = connection.settings_dict
+    try:
+        with psycopg.connect(host=db["HOST"], port=db["PORT"], user=db["USER"], dbname="postgres") as conn:
+            rows = conn.execute(
+                "SELECT pid, application_name, state, wait_event_type, wait_event, pg_blocking_pids(pid),"
+                " now() - xact_start, left(query, 200) FROM pg_stat_activity WHERE datname = %s",
+                [db["NAME"]],
+            ).fetchall()
+    except Exception as exc:  # the report is a diagnostic; it must not add a failure of its own
+        rows = [f"could not read pg_stat_activity: {exc}"]
+    lines = "\n".join(f"  {row}" for row in rows)
+    sys.stderr.write(f"\n[watchdog] {test_id} still running after {WATCHDOG_S} s; database sessions:\n{lines}\n")
+
+
+@pytest.fixture(autouse=True)
+def watchdog(request):
+    """A test still running after WATCHDOG_S seconds prints the database's sessions and locks
+    (pytest-timeout fails it later; faulthandler prints the Python stacks)."""
+    timer = threading.Timer(WATCHDOG_S, _report_database_waits, [request.node.nodeid])
+    timer.daemon = True
+    timer.start()
+    yield
+    timer.cancel()
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -1,13 +1,19 @@
-"""Slash commands answered by the server without a turn or a model call. (The full set, with
-custom commands, is the agent workspace's; these are the ones built so far.)"""
+"""Slash commands. Built-in ones are answered by the server without a turn or a model call; a
+custom command (`.metnos/commands/<name>.md`) expands into the text of a turn."""
 
 from __future__ import annotations
 
 import difflib
 import re
+from dataclasses import dataclass
 from decimal import Decimal
+from pathlib import Path
 
-from agents.models import ChatSession
+from django.conf import settings
+
+from agents import dotfiles, services
+from agents.memory import FILES, Memory
+from agents.models import ChatSession, Message, Turn
 from billing import analytics
 from billing.cost import format_usd
 from routing.availability import availability
@@ -18,6 +24,12 @@ COMMANDS = {
     "/model": "/model NAME pins a model for this session (an alias or id); /model - unpins; /model shows it",
     "/models": "the models you can use, their aliases and whether they are available",
     "/cost": "this session's spend per turn, by model and role",
+    "/sessions": "your recent sessions",
+    "/context": "what goes into the next prompt, with token estimates",
+    "/memory": "the workspace's MEMORY.md and USER.md, with their sizes and caps",
+    "/skills": "the workspace's skills (.metnos/skills), and any that are invalid",
+    "/skill": "/skill NAME shows one skill's instructions",
+    "/export": "links to download this session as Markdown, JSON or JSONL",
 }
 _COMMAND = re.compile(r"^/[a-z][a-z-]*$")
 
@@ -28,20 +40,78 @@ def is_command(text: str) -> bool:
     return bool(_COMMAND.match(first))
 
 
-def run(session: ChatSession, text: str) -> str:
+@dataclass(frozen=True)
+class Reply:
+    """A built-in command's answer (`text`), or a custom command's turn: `turn_text` is sent as
+    the user's message, with `model` as its per-message override when the command names one."""
+
+    text: str = ""
+    turn_text: str = ""
+    model: str = ""
+
+
+def run(session: ChatSession, text: str) -> Reply:
     name, _, rest = text.strip().partition(" ")
     rest = rest.strip()
-    if name == "/help":
-        return "Commands:\n" + "\n".join(f"{command}: {what}" for command, what in COMMANDS.items())
-    if name == "/model":
-        return model(session, rest)
-    if name == "/models":
-        return models()
-    if name == "/cost":
-        return cost(session)
-    close = difflib.get_close_matches(name, COMMANDS, n=3, cutoff=0.5)
+    root = services.workspace_path(services.session_workspace(session))
+    builtin = {
+        "/help": lambda: help_text(root),
+        "/model": lambda: model(session, rest),
+        "/models": models,
+        "/cost": lambda: cost(session),
+        "/sessions": lambda: sessions(session),
+        "/context": lambda: context(session, root),
+        "/memory": lambda: memory(session, root),
+        "/skills": lambda: skills(root),
+        "/skill": lambda: skill(root, rest),
+        "/export": lambda: export(session),
+    }
+    if name in builtin:
+        return Reply(text=builtin[name]())
+    custom, invalid = dotfiles.commands(root)
+    if name in custom:
+        command = custom[name]
+        if command.argument_hint and not rest:
+            return Reply(text=f"Usage: {name} {command.argument_hint}")
+        return Reply(turn_text=command.expand(rest), model=command.model)
+    broken = next((i for i in invalid if i.path.endswith(f"/{name[1:]}.md")), None)
+    if broken:
+        return Reply(text=f"{name} cannot run: {broken.error}")
+    close = difflib.get_close_matches(name, [*COMMANDS, *custom], n=3, cutoff=0.5)
     hint = f" Did you mean {', '.join(close)}?" if close else ""
-    return f"Unknown command {name}.{hint} /help lists the commands."
+    return Reply(text=f"Unknown command {name}.{hint} /help lists the commands.")
+
+
+class UnknownAlias(ValueError):
+    pass
+
+
+_ALIAS = re.compile(r"^\s*@([\w.:/-]+)\s+(\S.*)$", re.DOTALL)
+
+
+def split_alias(text: str) -> tuple[str, str]:
+    """`@sonnet explain this` → ("claude-sonnet", "explain this"): one message to another model
+    (slot 1, the per-message override). The session's pinned model is unchanged."""
+    match = _ALIAS.match(text)
+    if match is None:
+        raise UnknownAlias("write @ALIAS then your message, e.g. @sonnet explain this")
+    try:
+        return current().resolve(match.group(1)).name, match.group(2).strip()
+    except UnknownModel as exc:
+        raise UnknownAlias(f"{exc}; /models lists the models and their aliases") from None
+
+
+def help_text(root: Path) -> str:
+    lines = ["Commands:", *(f"{command}: {what}" for command, what in COMMANDS.items())]
+    custom, invalid = dotfiles.commands(root)
+    if custom or invalid:
+        lines.append("This workspace's commands (.metnos/commands):")
+        for command in custom.values():
+            hint = f" {command.argument_hint}" if command.argument_hint else ""
+            lines.append(f"{command.name}{hint}: {command.description}")
+        lines += [f"(skipped) {i.error}" for i in invalid]
+    lines.append("@ALIAS message sends one message to another model, e.g. @sonnet explain this.")
+    return "\n".join(lines)
 
 
 def model(session: ChatSession, name: str) -> str:
@@ -86,3 +156,71 @@ def cost(session: ChatSession) -> str:
             f"turn {number.get(r['turn_id'], '?')}: {r['model']} ({r['role']}), {r['calls']} call(s): ${r['cost_usd']}"
         )
     return "\n".join(lines)
+
+
+def sessions(session: ChatSession) -> str:
+    rows = ChatSession.objects.filter(owner_id=session.owner_id).order_by("-updated_at")[:20]
+    lines = []
+    for row in rows:
+        here = " (this one)" if row.pk == session.pk else ""
+        lines.append(f"{row.updated_at:%Y-%m-%d %H:%M} {row.title or 'untitled'} [{str(row.pk)[:8]}]{here}")
+    return "Your recent sessions:\n" + "\n".join(lines)
+
+
+def _tokens(text: str) -> int:
+    return (len(text) + 3) // 4  # the same estimate budgets use (core.ir: about four characters a token)
+
+
+def context(session: ChatSession, root: Path) -> str:
+    """What the next turn's prompt holds, part by part."""
+    previous = list(
+        Turn.objects.filter(session=session, final_kind="answer")
+        .order_by("-created_at")
+        .values_list("id", flat=True)[: settings.METNOS_HISTORY_TURNS]
+    )
+    history = "".join(Message.objects.filter(turn_id__in=previous).values_list("text", flat=True))
+    workspace = services.session_workspace(session)
+    parts = [
+        ("system prompt", settings.METNOS_SYSTEM_PROMPT),
+        ("AGENTS.md", dotfiles.agents_md(root)),
+        ("skills index", dotfiles.skill_index(root)),
+        ("memory (MEMORY.md, USER.md)", Memory(workspace, root).prompt_segment()),
+        (f"history ({len(previous)} of the last {settings.METNOS_HISTORY_TURNS} answered turns)", history),
+    ]
+    lines = [f"{name}: ~{_tokens(text)} tokens ({len(text)} chars)" for name, text in parts]
+    total = sum(_tokens(text) for _, text in parts)
+    pinned = f"; pinned model: {session.sticky_model}" if session.sticky_model else ""
+    return "The next prompt holds:\n" + "\n".join(lines) + f"\ntotal: ~{total} tokens, plus your message{pinned}."
+
+
+def memory(session: ChatSession, root: Path) -> str:
+    store = Memory(services.session_workspace(session), root)
+    lines = [store.usage()]
+    for kind, name in FILES.items():
+        text = store.read(kind).strip()
+        lines.append(f"\n{name}:\n{text or '(empty)'}")
+    return "\n".join(lines)
+
+
+def skills(root: Path) -> str:
+    found, invalid = dotfiles.skills(root)
+    if not found and not invalid:
+        return f"No skills yet. Add one as {dotfiles.DOT}/skills/NAME/SKILL.md (frontmatter: name, description)."
+    lines = [f"{s.name}: {s.description}" for s in found]
+    lines += [f"(skipped) {i.error}" for i in invalid]
+    return "Skills:\n" + "\n".join(lines)
+
+
+def skill(root: Path, name: str) -> str:
+    if not name:
+        return "Usage: /skill NAME (/skills lists them)"
+    try:
+        return f"Skill {name}:\n{dotfiles.skill_body(root, name)}"
+    except LookupError as exc:
+        return str(exc).strip("'\"")
+
+
+def export(session: ChatSession) -> str:
+    base = f"/api/sessions/{session.pk}/export?format="
+    links = [f"{label} {base}{fmt}" for label, fmt in (("Markdown", "md"), ("JSON", "json"), ("JSONL", "jsonl"))]
+    return "Download this session: " + ", ".join(links)

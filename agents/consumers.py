@@ -69,8 +69,16 @@ class SessionConsumer(AsyncWebsocketConsumer):
             return
         if commands.is_command(text):
             reply = await database_sync_to_async(commands.run)(self.session, text)
-            await self.send_json({"type": "command.result", "command": text.strip().split()[0], "text": reply})
-            return
+            if not reply.turn_text:
+                await self.send_json({"type": "command.result", "command": text.strip().split()[0], "text": reply.text})
+                return
+            text, model = reply.turn_text, model or reply.model  # a custom command: its body is the turn
+        elif text.lstrip().startswith("@"):
+            try:
+                model, text = await database_sync_to_async(commands.split_alias)(text)
+            except commands.UnknownAlias as exc:
+                await self.send_json(frames.error(str(exc)))
+                return
         try:
             turn = await database_sync_to_async(services.turn_submit)(
                 session=self.session, text=text, model=model, answers=answers

@@ -33,6 +33,8 @@ class ChatSession(models.Model):
     workspace = models.ForeignKey(Workspace, null=True, blank=True, on_delete=models.CASCADE, related_name="sessions")
     title = models.CharField(max_length=200, blank=True)
     sticky_model = models.CharField(max_length=200, blank=True, help_text="Slot 2 of the routing chain (/model).")
+    # /yolo on: sensitive tools run without asking for approval in this session.
+    yolo = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -114,3 +116,28 @@ class Message(models.Model):
 
     def __str__(self) -> str:
         return f"{self.role}: {self.text[:40]}"
+
+
+class WorkspaceMemory(models.Model):
+    """A workspace's bounded memory: MEMORY.md (what the agent learned) and USER.md (about the
+    person). The row is the truth; `<workspace>/.metnos/<file>` mirrors it, and an edit made to the
+    file on disk is taken in on the next read."""
+
+    class Kind(models.TextChoices):
+        MEMORY = "memory", "MEMORY.md"
+        USER = "user", "USER.md"
+
+    id = models.UUIDField(primary_key=True, default=new_id, editable=False)
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="memories")
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    text = models.TextField(blank=True)
+    # SHA-256 of what was last written to (or taken from) the mirror file: a different file on
+    # disk means a person edited it.
+    mirrored = models.CharField(max_length=64, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["workspace", "kind"], name="one_memory_file_per_kind")]
+
+    def __str__(self) -> str:
+        return f"{self.workspace} {self.get_kind_display()}"

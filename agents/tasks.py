@@ -11,7 +11,8 @@ from datetime import timedelta
 from celery import shared_task
 from django.conf import settings
 
-from agents import services
+from agents import dotfiles, services
+from agents.memory import Memory
 from agents.push import DeltaBatcher, pusher
 from agents.selectors import turn_history
 from core import trace
@@ -48,6 +49,8 @@ def run_turn(turn_id: str) -> None:
         pusher.send(turn.session_id, {"type": "step", "turn_id": str(turn.id), **event})
 
     workspace = services.session_workspace(turn.session)
+    root = services.workspace_path(workspace)
+    memory = Memory(workspace, root, session_id=str(turn.session_id), turn_id=str(turn.id))
     inp = TurnInput(
         turn_id=str(turn.id),
         session_id=str(turn.session_id),
@@ -57,10 +60,15 @@ def run_turn(turn_id: str) -> None:
         model=turn.requested_model or None,
         sticky_model=turn.session.sticky_model or None,
         workspace=workspace.name,
-        workspace_path=services.workspace_path(workspace),
+        workspace_path=root,
         mode=workspace.mode,
         actor=turn.session.owner.get_username(),
         resume={**turn.answers.pending, "turn_id": str(turn.answers_id)} if turn.answers_id else None,
+        instructions=dotfiles.agents_md(root),
+        skill_index=dotfiles.skill_index(root),
+        memory_text=memory.prompt_segment(),
+        memory=memory,
+        skills=dotfiles.Skills(root),
     )
     services.turn_note_retry(turn=turn, text=user_message)
     try:

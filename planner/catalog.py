@@ -33,9 +33,9 @@ VERB_CATEGORY = {
     "read": "E", "list": "E", "find": "E", "grep": "E", "get": "E", "scratchpad": "E", "search": "E",
     "compute": "F", "format": "F", "summarize": "F", "extract": "F",
     "write": "A", "run": "A", "send": "A", "delete": "A", "move": "A", "create": "A",
-    "final": "T",
+    "final": "T", "memory": "A", "skill": "E",
 }  # fmt: skip
-CAPABILITIES = {"fs:read", "fs:write", "net:http", "code:exec"}
+CAPABILITIES = {"fs:read", "fs:write", "net:http", "code:exec", "memory:write"}
 REQUIRED = ("name", "category", "description", "affinity", "outputs", "capabilities", "args_schema", "digest")
 
 

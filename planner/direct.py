@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from django.conf import settings
 
-from core.ir import ChatRequest, Message, SystemPrompt
+from core.ir import ChatRequest, Message
 from planner import llm
 from planner.turn import Sink, TurnInput, TurnOutcome
 from routing.chain import RouteDecision
@@ -17,9 +17,9 @@ REASONING_HINT = "Think step by step before you answer, then give the answer."
 
 def answer(inp: TurnInput, decision: RouteDecision, sink: Sink, ids: dict) -> TurnOutcome:
     model = decision.model
-    system = SystemPrompt(stable=settings.METNOS_SYSTEM_PROMPT)
+    system = inp.system(settings.METNOS_SYSTEM_PROMPT)
     if model.params.get("reasoning"):
-        system = replace(system, volatile=REASONING_HINT)
+        system = replace(system, volatile="\n\n".join(p for p in (system.volatile, REASONING_HINT) if p))
     request = ChatRequest(
         model=model.api_model,
         system=system,

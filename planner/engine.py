@@ -136,6 +136,7 @@ def run(
             problems=problems,
             workspace=inp.workspace_path,
             slot=decision.slot,
+            system=inp.system,
         )
         tally.add(proposal.result)
         record = {"raw": proposal.raw[:4000], "problems_in": problems}
@@ -215,6 +216,8 @@ def _context(inp: TurnInput) -> tuple[ExecContext, dict]:
         actor=inp.actor,
         lang=inp.lang,
         scratchpad=Scratchpad(inp.turn_id),
+        memory=inp.memory,
+        skills=inp.skills,
     )
     runtime = {"actor": inp.actor, "lang": inp.lang, "channel": "web", "now": now().isoformat(timespec="seconds")}
     return ctx, runtime

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -334,14 +335,16 @@ def propose(
     problems: list[str] | None = None,
     workspace: Path | None = None,
     slot: str = "",
+    system: Callable[[str], SystemPrompt] = lambda base: SystemPrompt(stable=base),
 ) -> Proposal:
+    """`system` frames the planning prompt with the workspace's instructions and memory."""
     # A small model plans better from fewer options; the pre-filter put the likeliest first.
     candidates = candidates[:MAX_CANDIDATES]
     prompt = build_prompt(request_text, intent, candidates, problems or [], workspace)
     schema = plan_schema(candidates, mentions(request_text, workspace), steps_needed(intent))
     request = ChatRequest(
         model=model.api_model,
-        system=SystemPrompt(stable=prompt),
+        system=system(prompt),
         messages=(Message.text("user", request_text),),
         max_tokens=min(PLAN_MAX_TOKENS, model.max_output_tokens),
         temperature=0.0,

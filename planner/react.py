@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from core.ir import ChatRequest, Message, SystemPrompt, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock
+from core.ir import ChatRequest, Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock
 from planner import llm
 from planner.catalog import Executor
 from planner.engine import Tally
@@ -75,7 +75,12 @@ def run(inp: TurnInput, *, candidates: list[Executor], decision: RouteDecision, 
     model = decision.model
     tally = Tally()
     ctx = ExecContext(
-        workspace=inp.workspace_path, turn_id=inp.turn_id, actor=inp.actor, scratchpad=Scratchpad(inp.turn_id)
+        workspace=inp.workspace_path,
+        turn_id=inp.turn_id,
+        actor=inp.actor,
+        scratchpad=Scratchpad(inp.turn_id),
+        memory=inp.memory,
+        skills=inp.skills,
     )
     by_name = {c.name: c for c in candidates}
     history: list[Message] = [Message.text("user", inp.text)]
@@ -98,7 +103,7 @@ def run(inp: TurnInput, *, candidates: list[Executor], decision: RouteDecision, 
             return outcome("cap_steps", "I stopped: the turn hit the cap_steps limit.")
         request = ChatRequest(
             model=model.api_model,
-            system=SystemPrompt(stable=_prompt(candidates, native)),
+            system=inp.system(_prompt(candidates, native)),
             messages=tuple(history),
             tools=tools,
             tool_choice="auto" if native else None,

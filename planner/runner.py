@@ -11,6 +11,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
+from django.db import connections
+
 from planner.catalog import Executor
 from planner.executors.base import ExecContext, ExecutorError
 
@@ -45,13 +47,22 @@ def _cap(result: dict) -> dict:
     }
 
 
+def _run(executor: Executor, args: dict, ctx: ExecContext) -> dict:
+    try:
+        return executor.run(args, ctx)
+    finally:
+        # An executor that used the database (memory, scratchpad) did it on this pool thread:
+        # its connection goes back now rather than being held by an idle thread.
+        connections.close_all()
+
+
 def invoke(executor: Executor, args: dict, ctx: ExecContext) -> tuple[dict, float]:
     """Run the executor; returns (result, latency in ms)."""
     started = time.perf_counter()
     problem = validate_args(executor, args)
     if problem:
         return failure("invalid_args", problem), 0.0
-    future = _pool.submit(executor.run, args, ctx)
+    future = _pool.submit(_run, executor, args, ctx)
     try:
         result = future.result(timeout=executor.timeout_s)
     except FutureTimeout:

@@ -6,8 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
-from core.ir import Message, Usage
+from core.ir import Message, SystemPrompt, Usage
 
 FINAL_KINDS = ("answer", "ask", "awaiting", "needs_inputs", "cap_steps", "cap_same_executor", "loop_break", "error")
 LAYERS = ("pre_fastpath", "fastpath", "autopath", "direct", "engine", "recovery", "terminator", "react", "route")
@@ -31,6 +32,23 @@ class TurnInput:
     # The state an earlier turn of this session saved when it ended `ask` or `needs_inputs`;
     # this turn's text is the user's answer to it.
     resume: dict | None = None
+    # What the workspace says about itself, read fresh for this turn (agents supplies them):
+    # AGENTS.md, the skills' one-line index, and the bounded memory (MEMORY.md/USER.md).
+    instructions: str = ""
+    skill_index: str = ""
+    memory_text: str = ""
+    memory: Any = None  # executors.base.MemoryStore, for the memory_* tools; None in a subagent
+    skills: Any = None  # executors.base.SkillStore, for skill_load
+
+    def system(self, base: str) -> SystemPrompt:
+        """`base` plus the workspace's instructions and skills (the cacheable, stable segment),
+        then its memory (volatile: after the cache breakpoint, since it changes)."""
+        stable = [base]
+        if self.instructions:
+            stable.append(f"# Workspace instructions (AGENTS.md)\n{self.instructions}")
+        if self.skill_index:
+            stable.append(f"# Skills (load one with skill_load before you follow it)\n{self.skill_index}")
+        return SystemPrompt(stable="\n\n".join(stable), volatile=self.memory_text)
 
 
 @dataclass(frozen=True)

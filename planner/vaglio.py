@@ -5,7 +5,9 @@
    /dev/nvme*, ~/.aws/credentials, ~/.config/*/credentials.env, ~/.gnupg), when a path argument
    resolves outside the workspace, and, for executors with the code:exec capability, when the
    command is destructive (rm -rf / or ~, mkfs, dd of=/dev/…, a fork bomb, recursive chmod/chown
-   of /) or names a path outside the workspace.
+   of /) or names a path outside the workspace. A write (fs:write) may change a file that
+   already exists only when the request names that file as a destination ("to notes/b.md",
+   "update notes/b.md"); "a summary of notes/b.md" names it as a source, so it is not overwritten.
 2. The judge scores the step in [0, 1] with documented rules and blocks it below the threshold
    (METNOS_JUDGE_THRESHOLD, 0.30):
    - base 0.7;
@@ -63,6 +65,19 @@ PATH_ARGS = {"path", "paths", "src", "dst", "dir", "directory", "file", "files"}
 # Absolute paths a shell command may name: the system's programs and the null device.
 SHELL_ALLOWED_ABSOLUTE = ("/usr/", "/bin/", "/dev/null", "/dev/stdout", "/dev/stderr")
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# Words that, right before a path in the request, make it the destination of a write.
+_DESTINATION = re.compile(
+    r"\b(to|into|onto|as|over|overwrite|update|edit|modify|change|replace|fix|rewrite|append|save|write|"
+    r"sovrascrivi|aggiorna|modifica|cambia|correggi|riscrivi|salva|scrivi|aggiungi|nel|nella|sul|sulla)"
+    r"\s+(?:(?:the|file|il|la|lo|in|a)\s+)*[`'\"]?$",
+    re.IGNORECASE,
+)
+# "fix the typo in notes/b.md": after an editing verb, "in" also names the destination.
+_EDIT_IN = re.compile(
+    r"\b(fix|edit|update|change|replace|correct|modify|rename|insert|correggi|modifica|aggiorna|cambia|sostituisci)\b"
+    r".*\b(in|inside|within|nel|nella|dentro)\s+(?:(?:the|file|il|la|lo)\s+)*[`'\"]?$",
+    re.IGNORECASE | re.DOTALL,
+)
 
 
 @dataclass(frozen=True)
@@ -102,7 +117,27 @@ def _shell_paths(command: str) -> list[str]:
     return paths
 
 
-def guard(executor: Executor, args: dict, workspace: Path) -> str | None:
+def _named_as_destination(request_text: str, workspace: Path, target: Path) -> bool:
+    rel = target.relative_to(workspace).as_posix()
+    for candidate in {rel, f"./{rel}"}:
+        for match in re.finditer(rf"(?<![\w./-]){re.escape(candidate)}(?![\w/-])", request_text):
+            before = request_text[: match.start()]
+            if _DESTINATION.search(before) or _EDIT_IN.search(before):
+                return True
+    return False
+
+
+def _overwrites_unasked(executor: Executor, args: dict, workspace: Path, request_text: str) -> bool:
+    if "fs:write" not in executor.capabilities:
+        return False
+    for value in _path_values(args):
+        target = resolve(workspace, value)
+        if target.exists() and not _named_as_destination(request_text, workspace.resolve(), target):
+            return True
+    return False
+
+
+def guard(executor: Executor, args: dict, workspace: Path, request_text: str = "") -> str | None:
     """The reason a step is forbidden, or None."""
     for text in strings(args):
         for pattern in FORBIDDEN_PATHS:
@@ -125,6 +160,8 @@ def guard(executor: Executor, args: dict, workspace: Path) -> str | None:
                 resolve(workspace, os.path.expanduser(value) if value.startswith("~") else value)
             except OutsideWorkspace:
                 return "the command names a path outside the workspace"
+    if _overwrites_unasked(executor, args, workspace, request_text):
+        return "it would change a file that the request does not name as a destination"
     return None
 
 
@@ -146,7 +183,7 @@ def judge(executor: Executor, args: dict, request_text: str) -> float:
 
 def examine(executor: Executor, args: dict, *, workspace: Path, request_text: str = "") -> Verdict:
     keys = tuple(sorted(args)) if isinstance(args, dict) else ()
-    blocked = guard(executor, args, workspace)
+    blocked = guard(executor, args, workspace, request_text)
     if blocked:
         verdict = Verdict(False, blocked, None, "guard", arg_keys=keys)
     else:

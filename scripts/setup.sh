@@ -13,11 +13,11 @@ fi
 # 1. The virtual environment and its packages.
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 stamp=.venv/.metnos-requirements
-want="$(cat requirements.txt requirements-nodeps.txt | sha256sum | cut -d' ' -f1)"
+want="$(cat requirements.txt requirements-nodeps.txt constraints.txt | sha256sum | cut -d' ' -f1)"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "Installing Python packages into .venv (the first run compiles llama-cpp-python: ~5 min)"
   # This machine's pip config lists local mirrors that may be absent; their warnings are noise.
-  .venv/bin/pip install -q -r requirements.txt 2>&1 | grep -v "is ignored: it is neither" || true
+  .venv/bin/pip install -q -r requirements.txt -c constraints.txt 2>&1 | grep -v "is ignored: it is neither" || true
   .venv/bin/pip install -q --no-deps -r requirements-nodeps.txt 2>&1 | grep -v "is ignored: it is neither" || true
   .venv/bin/python -c "import django, channels, celery, llama_cpp, sentence_transformers" \
     || { echo "setup: the Python packages did not install; see the errors above" >&2; exit 1; }

@@ -19,6 +19,7 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     raw: bytes | None = None
     delay_s: float = 0.0  # wait before answering (a provider that hangs)
+    stall_s: float = 0.0  # after the last event, wait this long before closing (a stream that hangs)
 
 
 class _Server(ThreadingHTTPServer):
@@ -58,6 +59,7 @@ class LoopbackProvider:
                         frame = (f"event: {name}\n" if name else "") + f"data: {data}\n\n"
                         self.wfile.write(frame.encode())
                         self.wfile.flush()
+                    time.sleep(reply.stall_s)
                     return
                 payload = reply.raw if reply.raw is not None else json.dumps(reply.json_body or {}).encode()
                 self.send_header("content-type", "application/json")

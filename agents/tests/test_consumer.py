@@ -1,6 +1,8 @@
 """The websocket consumer, in-process over the real Redis channel layer and real Postgres."""
 
+import asyncio
 import json
+import sys
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -36,8 +38,31 @@ def communicator(session_id, user) -> WebsocketCommunicator:
     return comm
 
 
-def run(coro_fn):
-    return async_to_sync(coro_fn)()
+def run(coro_fn, *args):
+    """Run a scenario on a fresh event loop; one that is stuck fails after a minute. Tasks the
+    scenario leaves (a refused consumer still waiting on the channel layer) are cancelled here,
+    repeatedly if one swallows a cancellation, so closing the loop cannot wait on them forever."""
+
+    async def bounded():
+        try:
+            return await asyncio.wait_for(coro_fn(*args), 60)
+        finally:
+            await _finish_leftover_tasks()
+
+    return async_to_sync(bounded)()
+
+
+async def _finish_leftover_tasks(rounds: int = 10) -> None:
+    for _ in range(rounds):
+        left = [t for t in asyncio.all_tasks() if t is not asyncio.current_task() and not t.done()]
+        if not left:
+            return
+        for task in left:
+            task.cancel()
+        await asyncio.wait(left, timeout=0.5)
+    for task in (t for t in asyncio.all_tasks() if t is not asyncio.current_task() and not t.done()):
+        sys.stderr.write(f"a task ignored {rounds} cancellations: {task!r}\n")
+        task.print_stack(file=sys.stderr)
 
 
 def test_an_anonymous_websocket_is_refused(session):
@@ -203,14 +228,14 @@ def test_model_commands_pin_and_unpin_a_model_and_unknown_commands_suggest(sessi
         await comm.disconnect()
         return replies
 
-    pinned, shown, unknown_model, typo, listing, help_text = async_to_sync(scenario)(
-        ["/model sonnet", "/model", "/model gpt-9", "/modle x", "/models", "/help"]
+    pinned, shown, unknown_model, typo, listing, help_text = run(
+        scenario, ["/model sonnet", "/model", "/model gpt-9", "/modle x", "/models", "/help"]
     )
     assert pinned.startswith("Pinned claude-sonnet") and "ANTHROPIC_API_KEY" in pinned
     session.refresh_from_db()
     assert session.sticky_model.startswith("claude-sonnet") and session.sticky_model in shown
     assert "unknown model 'gpt-9'" in unknown_model and session.sticky_model.startswith("claude-sonnet")
     assert "Did you mean /model" in typo and "local-fast" in listing and "/cost" in help_text
-    assert async_to_sync(scenario)(["/model -"])[0].startswith("Unpinned")
+    assert run(scenario, ["/model -"])[0].startswith("Unpinned")
     session.refresh_from_db()
     assert session.sticky_model == "" and Turn.objects.filter(session=session).count() == 0

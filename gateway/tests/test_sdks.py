@@ -2,19 +2,16 @@
 upstream providers are loopback servers speaking OpenAI's and Anthropic's wire formats."""
 
 import json
-import time
 
 import anthropic
 import openai
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connection
 
 from billing.models import LedgerEntry
 from gateway import keys
-from routing.models import Provider
-from tests import live
-from tests.loopback import LoopbackProvider, Reply
+from gateway.tests.conftest import settled
+from tests.loopback import Reply
 
 pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]
 
@@ -40,52 +37,6 @@ def anthropic_reply(text="Rome.") -> Reply:
     return Reply(json_body={"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
                             "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
                             "usage": {"input_tokens": 10, "output_tokens": 2}})  # fmt: skip
-
-
-def settled(rows, count: int, timeout_s: float = 5.0) -> list:
-    """The rows once `count` of them have settled: a stream's row settles as its last chunk goes
-    out, which can be just after the client has read it."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        done = [r for r in rows.all() if r.status != "pending"]
-        if len(done) >= count:
-            return done
-        time.sleep(0.05)
-    return list(rows.all())
-
-
-@pytest.fixture
-def upstreams():
-    with LoopbackProvider() as oa, LoopbackProvider() as an:
-        for name, server in (("openai", oa), ("anthropic", an)):
-            provider = Provider.objects.get(name=name)
-            provider.base_url = server.url
-            provider.timeout_s = 5
-            provider.save()
-        yield oa, an
-
-
-@pytest.fixture
-def gateway(upstreams, celery_test_queue, model_server):
-    db = connection.settings_dict
-    env = {
-        "METNOS_LOCAL_MODEL_URL": model_server,
-        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
-        "OPENAI_API_KEY": "sk-upstream",
-        "ANTHROPIC_API_KEY": "sk-ant-upstream",
-        "METNOS_AVAILABILITY_PREFIX": f"{celery_test_queue}:gw-avail",
-        "METNOS_ROUTING_FILE": "",
-    }
-    port = live.free_port()
-    web = live.start_web(port, env)
-    yield f"http://127.0.0.1:{port}"
-    web.stop()
-
-
-@pytest.fixture
-def key():
-    user = get_user_model().objects.create_user(username="dev", password="pw-dev-123456789")
-    return keys.issue(name="laptop", user=user)
 
 
 def test_the_openai_sdk_talks_to_an_openai_model_plain_and_streamed(gateway, upstreams, key):

@@ -41,6 +41,25 @@ class ScratchpadStore(Protocol):
     def observe(self, step: int, result: dict) -> dict: ...
 
 
+class MemoryStore(Protocol):
+    """The workspace's bounded memory (agents.memory.Memory). `kind` is "memory" or "user".
+    Writes return a result object and raise ExecutorError (too_large, not_found, invalid_args)."""
+
+    def read(self, kind: str) -> str: ...
+
+    def add(self, kind: str, text: str) -> dict: ...
+
+    def replace(self, kind: str, old: str, new: str) -> dict: ...
+
+    def consolidate(self, kind: str, text: str) -> dict: ...
+
+
+class SkillStore(Protocol):
+    """The workspace's skills (agents.dotfiles): the body of one, by name; LookupError if none."""
+
+    def load(self, name: str) -> str: ...
+
+
 @dataclass(frozen=True)
 class ExecContext:
     workspace: Path
@@ -49,6 +68,8 @@ class ExecContext:
     lang: str = "en"
     actor: str = ""
     scratchpad: ScratchpadStore | None = None
+    memory: MemoryStore | None = None  # None in a subagent: it cannot touch the parent's memory
+    skills: SkillStore | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     def path(self, user_path: str) -> Path:

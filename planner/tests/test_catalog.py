@@ -16,6 +16,10 @@ BUILTINS = {
     "get_time",
     "scratchpad_read",
     "final_answer",
+    "memory_add",
+    "memory_replace",
+    "memory_consolidate",
+    "skill_load",
 }
 
 

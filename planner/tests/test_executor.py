@@ -120,9 +120,10 @@ def test_fillers_and_runtime_values(cat, ctx, workspace):
         ],
         "fillers": {"greeting": {"prompt": "a greeting", "default": "Hello"}},
     }
-    run(cat, ctx, plan, runtime={"actor": "alice"})
+    run(cat, ctx, plan, request="write a greeting to hi.txt", runtime={"actor": "alice"})
     assert (workspace / "hi.txt").read_text() == "Hello from alice"
-    run(cat, ctx, plan, runtime={"actor": "bob"}, fill=lambda name, spec, source: "Ciao")
+    run(cat, ctx, plan, request="write a greeting to hi.txt", runtime={"actor": "bob"},
+        fill=lambda name, spec, source: "Ciao")  # fmt: skip
     assert (workspace / "hi.txt").read_text() == "Ciao from bob"
 
 

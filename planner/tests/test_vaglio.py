@@ -70,3 +70,27 @@ def test_verdicts_log_argument_keys_never_values(cat, workspace, caplog):
     caplog.set_level("INFO", logger="metnos.vaglio")
     check(cat, workspace, "write_files", path="notes/x.md", content="my bank password is hunter2")
     assert "hunter2" not in caplog.text and "['content', 'path']" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("request_text", "path", "allowed"),
+    [
+        ("write a summary of notes/b.md to summary.md", "notes/b.md", False),  # a source, not a destination
+        ("write a summary of notes/b.md to summary.md", "summary.md", True),  # a new file
+        ("read notes/a.md", "notes/a.md", False),
+        ("tell me a joke", "data.txt", False),  # an existing file the request never names
+        ("append 'buy milk' to notes/b.md", "notes/b.md", True),
+        ("overwrite notes/b.md with hello", "notes/b.md", True),
+        ("update the file notes/b.md", "notes/b.md", True),
+        ("fix the typo in notes/b.md", "notes/b.md", True),
+        ("count the words in notes/b.md", "notes/b.md", False),
+        ("scrivi ciao nel file notes/b.md", "notes/b.md", True),
+    ],
+)
+def test_a_write_changes_an_existing_file_only_when_the_request_names_it_as_the_destination(
+    cat, workspace, request_text, path, allowed
+):
+    verdict = check(cat, workspace, "write_files", request=request_text, path=path, content="x")
+    assert verdict.approved is allowed, verdict.reason
+    if not allowed:
+        assert verdict.blocked_by == "guard" and "destination" in verdict.reason
