@@ -73,6 +73,13 @@ class TurnOut(Schema):
     completed_at: datetime | None
     messages: list[MessageOut]
     steps: list[dict]
+    pending: dict
+
+    @staticmethod
+    def resolve_pending(obj) -> dict:
+        """What the page needs to show a waiting question or approval again after a reload."""
+        keep = ("kind", "request_id", "tool", "args", "step", "decision", "question")
+        return {k: v for k, v in (obj.pending or {}).items() if k in keep}
 
     @staticmethod
     def resolve_cost_usd(obj) -> str:

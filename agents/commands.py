@@ -30,6 +30,7 @@ COMMANDS = {
     "/skills": "the workspace's skills (.metnos/skills), and any that are invalid",
     "/skill": "/skill NAME shows one skill's instructions",
     "/export": "links to download this session as Markdown, JSON or JSONL",
+    "/yolo": "/yolo on: tools that write, run commands or go online run without asking; /yolo off asks again",
 }
 _COMMAND = re.compile(r"^/[a-z][a-z-]*$")
 
@@ -65,6 +66,7 @@ def run(session: ChatSession, text: str) -> Reply:
         "/skills": lambda: skills(root),
         "/skill": lambda: skill(root, rest),
         "/export": lambda: export(session),
+        "/yolo": lambda: yolo(session, rest),
     }
     if name in builtin:
         return Reply(text=builtin[name]())
@@ -224,3 +226,14 @@ def export(session: ChatSession) -> str:
     base = f"/api/sessions/{session.pk}/export?format="
     links = [f"{label} {base}{fmt}" for label, fmt in (("Markdown", "md"), ("JSON", "json"), ("JSONL", "jsonl"))]
     return "Download this session: " + ", ".join(links)
+
+
+def yolo(session: ChatSession, state: str) -> str:
+    if state not in ("on", "off"):
+        now_on = "on: tools run without asking" if session.yolo else "off: sensitive tools ask first"
+        granted = f" Always allowed here: {', '.join(session.grants)}." if session.grants else ""
+        return f"YOLO is {now_on}.{granted} Use /yolo on or /yolo off."
+    services.session_set_yolo(session=session, on=state == "on")
+    if state == "on":
+        return "YOLO on: tools that write files, run commands or go online will run without asking in this session."
+    return "YOLO off: those tools ask for your approval again."

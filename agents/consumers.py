@@ -107,7 +107,20 @@ class SessionConsumer(AsyncWebsocketConsumer):
         await self.on_message(data, answers=waiting)
 
     async def on_approve(self, data: dict) -> None:
-        await self.send_json(frames.error("no tool is waiting for approval in this session"))
+        """allow / deny / always for a step that waits: its turn resumes on a worker."""
+        request_id, decision = data.get("request_id"), data.get("decision")
+        if not isinstance(request_id, str) or not isinstance(decision, str):
+            await self.send_json(frames.error("`request_id` and `decision` must be strings"))
+            return
+        try:
+            turn = await database_sync_to_async(services.turn_decide)(
+                session=self.session, request_id=request_id, decision=decision
+            )
+        except services.InvalidInput as exc:
+            await self.send_json(frames.error(str(exc)))
+            return
+        resumed = {"type": "turn.resumed", "turn_id": str(turn.id), "decision": decision}
+        await self.channel_layer.group_send(self.group, {"type": "turn.frame", "frame": resumed})
 
     async def on_feedback(self, data: dict) -> None:
         turn = await database_sync_to_async(self._own_turn)(data.get("turn_id"))

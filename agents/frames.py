@@ -24,6 +24,19 @@ def turn_completed(turn: Turn, text: str) -> dict:
     }
 
 
+def approval_request(turn: Turn) -> dict:
+    """A step waits for the user's allow / deny / always (DESIGN.md's protocol)."""
+    pending = turn.pending
+    return {
+        "type": "approval.request",
+        "turn_id": str(turn.id),
+        "request_id": pending["request_id"],
+        "tool": pending["tool"],
+        "args": pending["args"],
+        "step": pending.get("step"),
+    }
+
+
 def error(message: str, turn_id: str | None = None) -> dict:
     frame = {"type": "error", "message": message}
     if turn_id:

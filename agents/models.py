@@ -35,6 +35,8 @@ class ChatSession(models.Model):
     sticky_model = models.CharField(max_length=200, blank=True, help_text="Slot 2 of the routing chain (/model).")
     # /yolo on: sensitive tools run without asking for approval in this session.
     yolo = models.BooleanField(default=False)
+    # Tools allowed for the rest of this session ("always allow" in an approval dialog).
+    grants = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from agents.models import ChatSession, Message, Turn, Workspace
 from agents.push import pusher
 from core.clock import new_id, now
 from core.ir import Message as IRMessage
+from core.ir import Usage
 from planner import memory
 from planner.turn import TurnOutcome
 from routing import patterns
@@ -115,13 +117,18 @@ def _waiting_turn(session: ChatSession, answers: Turn | None) -> Turn | None:
     """The turn a new message answers: the one named, or else the session's latest turn when it
     stopped to ask (`ask`, `needs_inputs`) and nothing has answered it yet."""
     if answers is not None:
-        if answers.session_id != session.pk or not answers.pending or Turn.objects.filter(answers=answers).exists():
+        if answers.session_id != session.pk or not _asks(answers) or Turn.objects.filter(answers=answers).exists():
             raise InvalidInput("that turn is not waiting for an answer")
         return answers
     latest = session.turns.select_for_update().order_by("-created_at").first()
-    if latest is not None and latest.pending and not Turn.objects.filter(answers=latest).exists():
+    if latest is not None and _asks(latest) and not Turn.objects.filter(answers=latest).exists():
         return latest
     return None
+
+
+def _asks(turn: Turn) -> bool:
+    """It stopped with a question for the user (an approval is answered with `approve`, not text)."""
+    return bool(turn.pending) and turn.pending.get("kind") in ("ask", "needs_inputs")
 
 
 @transaction.atomic
@@ -164,7 +171,26 @@ def turn_claim(*, turn_id) -> Turn | None:
 
 
 @transaction.atomic
-def turn_complete(*, turn: Turn, outcome: TurnOutcome) -> Turn:
+def turn_complete(*, turn: Turn, outcome: TurnOutcome, resumed: bool = False) -> Turn:
+    """`resumed`: the turn went on after an approval; what it spent before is added, not lost,
+    and its "waiting for approval" message gives way to the answer."""
+    if resumed:
+        outcome = replace(
+            outcome,
+            usage=Usage(
+                input_tokens=outcome.usage.input_tokens + turn.input_tokens,
+                output_tokens=outcome.usage.output_tokens + turn.output_tokens,
+                cache_read_tokens=outcome.usage.cache_read_tokens + turn.cache_read_tokens,
+                cache_write_tokens=outcome.usage.cache_write_tokens + turn.cache_write_tokens,
+            ),
+            cost_usd=outcome.cost_usd + turn.cost_usd,
+            model_ms=outcome.model_ms + turn.model_ms,
+            model_calls=outcome.model_calls + turn.model_calls,
+            latency_ms=outcome.latency_ms + turn.latency_ms,
+            route=outcome.route or turn.route,
+            trace={**outcome.trace, "before_approval": turn.trace},
+        )
+        turn.messages.filter(role=Message.Role.ASSISTANT).delete()
     turn.status = Turn.Status.COMPLETED
     turn.final_kind = outcome.final_kind
     turn.layer = outcome.layer
@@ -211,7 +237,46 @@ def turn_complete(*, turn: Turn, outcome: TurnOutcome) -> Turn:
         )
     frame = frames.turn_completed(turn, outcome.text)
     transaction.on_commit(lambda: pusher.send(turn.session_id, frame))
+    if outcome.final_kind == "awaiting":
+        request = frames.approval_request(turn)
+        transaction.on_commit(lambda: pusher.send(turn.session_id, request))
     return turn
+
+
+DECISIONS = ("allow", "deny", "always")
+
+
+@transaction.atomic
+def turn_decide(*, session: ChatSession, request_id: str, decision: str) -> Turn:
+    """A person's answer to an approval request. The turn goes back on the queue and resumes
+    where it stopped; "always" also grants the tool for the rest of this session."""
+    from agents.tasks import run_turn
+
+    if decision not in DECISIONS:
+        raise InvalidInput(f"decision must be one of {', '.join(DECISIONS)}")
+    turn = (
+        Turn.objects.select_for_update()
+        .filter(session=session, status=Turn.Status.COMPLETED, final_kind="awaiting", pending__request_id=request_id)
+        .first()
+    )
+    if turn is None or turn.pending.get("kind") != "approval" or turn.pending.get("decision"):
+        raise InvalidInput("no tool is waiting for that approval in this session")
+    if decision == "always":
+        locked = ChatSession.objects.select_for_update().get(pk=session.pk)
+        if turn.pending["tool"] not in locked.grants:
+            locked.grants = [*locked.grants, turn.pending["tool"]]
+            locked.save(update_fields=["grants", "updated_at"])
+    turn.pending = {**turn.pending, "decision": decision}
+    turn.status = Turn.Status.QUEUED
+    turn.save(update_fields=["pending", "status"])
+    transaction.on_commit(lambda: run_turn.delay(str(turn.id)))
+    return turn
+
+
+def session_set_yolo(*, session: ChatSession, on: bool) -> ChatSession:
+    session.yolo = on
+    session.save(update_fields=["yolo", "updated_at"])
+    return session
 
 
 @transaction.atomic

@@ -13,6 +13,7 @@ from django.conf import settings
 
 from agents import dotfiles, services
 from agents.memory import Memory
+from agents.permissions import SessionPermissions
 from agents.push import DeltaBatcher, pusher
 from agents.selectors import turn_history
 from core import trace
@@ -51,6 +52,14 @@ def run_turn(turn_id: str) -> None:
     workspace = services.session_workspace(turn.session)
     root = services.workspace_path(workspace)
     memory = Memory(workspace, root, session_id=str(turn.session_id), turn_id=str(turn.id))
+    # The user answered an approval request: the turn goes on from where its plan stopped.
+    approved = turn.pending if turn.pending.get("kind") == "approval" and turn.pending.get("decision") else None
+    if approved:
+        resume = approved
+    elif turn.answers_id:
+        resume = {**turn.answers.pending, "turn_id": str(turn.answers_id)}
+    else:
+        resume = None
     inp = TurnInput(
         turn_id=str(turn.id),
         session_id=str(turn.session_id),
@@ -63,14 +72,16 @@ def run_turn(turn_id: str) -> None:
         workspace_path=root,
         mode=workspace.mode,
         actor=turn.session.owner.get_username(),
-        resume={**turn.answers.pending, "turn_id": str(turn.answers_id)} if turn.answers_id else None,
+        resume=resume,
         instructions=dotfiles.agents_md(root),
         skill_index=dotfiles.skill_index(root),
         memory_text=memory.prompt_segment(),
         memory=memory,
         skills=dotfiles.Skills(root),
+        permissions=SessionPermissions(turn.session),
     )
-    services.turn_note_retry(turn=turn, text=user_message)
+    if not approved:
+        services.turn_note_retry(turn=turn, text=user_message)
     try:
         with trace.batch():
             outcome = dispatch.run_turn(inp, Sink(on_delta=on_delta, on_step=on_step))
@@ -84,7 +95,7 @@ def run_turn(turn_id: str) -> None:
             error=f"{exc.__class__.__name__}: {exc}",
         )
     batcher.flush()
-    services.turn_complete(turn=turn, outcome=outcome)
+    services.turn_complete(turn=turn, outcome=outcome, resumed=bool(approved))
     pusher.drain()
 
 

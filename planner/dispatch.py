@@ -73,6 +73,8 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
     started = monotonic_ms()
     ids = {"session_id": inp.session_id, "turn_id": inp.turn_id}
     bus.emit("turn.started", {"user_id": inp.user_id, "mode": inp.mode, "resumes": bool(inp.resume)}, **ids)
+    if inp.resume and inp.resume.get("kind") == "approval":
+        return _after_approval(inp, sink, started, ids)
     inp = resumed(inp)
 
     canned = None if inp.model else pre_fastpath(inp.text)  # a named model means the user wants it to answer
@@ -165,6 +167,35 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
     return _finish(outcome, started, ids, inp, probe)
 
 
+def _after_approval(inp: TurnInput, sink: Sink, started: float, ids: dict) -> TurnOutcome:
+    """The person answered an approval request: the stopped plan goes on (no model call)."""
+    cat = catalog()
+    pending = inp.resume
+    inp = replace(inp, text=pending["request"])
+    if pending.get("mode") == "react":
+        loop = {**pending["react"], "decision": pending.get("decision")}
+        candidates = [cat.executors[name] for name in loop.get("candidates", []) if name in cat.executors]
+        needs = TurnNeeds(acts=True, estimated_tokens=estimate_tokens(inp.text), text=inp.text, workspace=inp.workspace)
+        try:
+            decision = decide_for_turn(inp, needs, ids, delegate=settings.METNOS_PROPOSER_MODEL)
+        except (NoRoute, ExplicitModelUnavailable) as exc:
+            return _finish(
+                TurnOutcome(final_kind="error", text=str(exc), layer="route", error=str(exc)), started, ids, inp
+            )
+        outcome = react.run(inp, candidates=candidates, decision=decision, sink=sink, ids=ids, state=loop)
+        return _finish(outcome, started, ids, inp)
+    outcome = engine.resume_approval(inp, catalog=cat, sink=sink, ids=ids)
+    probe = memory.probe(inp.text, inp.workspace_path, inp.user_id)
+    if outcome.plan_ok and settings.METNOS_PLAN_MEMORY and inp.mode == "engine":
+        _learn(probe, outcome, cat, inp.turn_id)  # a plan that ran once approved is remembered
+    if outcome.final_kind == "answer":
+        try:
+            sink.on_delta(outcome.text)
+        except llm.Cancelled:
+            pass
+    return _finish(outcome, started, ids, inp, probe)
+
+
 def _from_memory(inp: TurnInput, probe: memory.Probe, cat: Catalog, sink: Sink, ids: dict):
     """L0 then L1. Returns (recall, outcome): the outcome when memory answered; (recall, None)
     when a remembered plan was admitted but failed to run (the engine then answers); (None,
@@ -175,6 +206,8 @@ def _from_memory(inp: TurnInput, probe: memory.Probe, cat: Catalog, sink: Sink, 
     bus.emit("pattern.matched", recall.to_trace(), **ids)
     outcome = engine.run_remembered(inp, plan=recall.plan, layer=recall.layer, catalog=cat, sink=sink, ids=ids)
     outcome.trace["memory"] = recall.to_trace()
+    if outcome.final_kind == "awaiting":
+        return recall, outcome  # a remembered plan still asks before a sensitive step
     layer = fastpath if recall.layer == "fastpath" else autopath
     ok = outcome.final_kind == "answer"
     layer.used(recall.entry, success=ok, latency_ms=int(recall.lookup_ms))
@@ -198,8 +231,8 @@ def _banned(probe: memory.Probe):
 def _learn(probe: memory.Probe, outcome: TurnOutcome, cat: Catalog, turn_id: str) -> None:
     """A plan the engine completed is remembered (L0) and counted (L1); one that failed is
     counted against (anti-autopaths). Memory is a side effect: it never fails the turn."""
-    if outcome.plan is None:
-        return
+    if outcome.plan is None or outcome.final_kind == "awaiting":
+        return  # waiting for a person is neither a success nor a failure of the plan
     try:
         if outcome.plan_ok and outcome.layer in ("engine", "recovery"):
             fastpath.learn(probe, outcome.plan, cat, turn_id=turn_id, latency_ms=outcome.latency_ms)

@@ -10,6 +10,7 @@ Caps end the turn as cap_steps / cap_same_executor."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
@@ -24,7 +25,7 @@ from planner.catalog import Catalog, Executor
 from planner.executor import Execution, execute
 from planner.executors.base import ExecContext
 from planner.intent import Intent
-from planner.plan import Plan, resolve
+from planner.plan import Plan, parse, resolve
 from planner.scratchpad import Scratchpad
 from planner.turn import Sink, TurnInput, TurnOutcome
 from planner.validator import Problem, validate
@@ -168,6 +169,8 @@ def run(
             return outcome("answer", plan.final_message or "Done.", layer)
         execution = _execute(plan, catalog, ctx, inp, runtime, fill, sink, ids)
         record["steps"] = [s.to_dict() for s in execution.steps]
+        if execution.status == "awaiting":
+            return _awaiting(outcome("awaiting", "", layer), plan, execution, inp)
         if execution.status == "ok":
             return replace(outcome("answer", execution.final_text, layer), plan=plan.to_dict(), plan_ok=True)
         if execution.status in CAP_KINDS:
@@ -195,6 +198,8 @@ def run_remembered(inp: TurnInput, *, plan: Plan, layer: str, catalog: Catalog, 
     execution = _execute(plan, catalog, ctx, inp, runtime, _filler(inp, tally, ids), sink, ids)
     trace = {"memory_steps": [s.to_dict() for s in execution.steps]}
     decision = None  # no model was routed to: memory answered
+    if execution.status == "awaiting":
+        return _awaiting(tally.outcome("awaiting", "", layer, decision=None, trace=trace), plan, execution, inp)
     if execution.status == "ok":
         return replace(
             tally.outcome("answer", execution.final_text, layer, decision=decision, trace=trace),
@@ -208,6 +213,58 @@ def run_remembered(inp: TurnInput, *, plan: Plan, layer: str, catalog: Catalog, 
     )
 
 
+def _awaiting(base: TurnOutcome, plan: Plan, execution: Execution, inp: TurnInput) -> TurnOutcome:
+    """The plan stopped before a step that needs a person's approval. Everything needed to go on
+    is kept in the turn (`pending`); no worker waits. The answer (agents) resumes it."""
+    step = execution.awaiting
+    pending = {
+        "kind": "approval",
+        "request_id": uuid.uuid4().hex,
+        "request": inp.text,
+        "tool": step["tool"],
+        "args": step["args"],
+        "step": step["step"],
+        "plan": plan.to_dict(),
+        "results": {str(k): v for k, v in execution.results.items()},
+        "layer": base.layer,
+    }
+    text = f"Step {step['step']} wants to run {step['tool']}: allow it?"
+    return replace(base, text=text, pending=pending, plan=plan.to_dict())
+
+
+def resume_approval(inp: TurnInput, *, catalog: Catalog, sink: Sink, ids: dict) -> TurnOutcome:
+    """Go on with a plan that stopped for an approval: the steps that ran keep their results,
+    the waiting step runs (allow) or is refused (deny), and the rest follows. A later sensitive
+    step may stop the plan again."""
+    pending = inp.resume or {}
+    tally = Tally()
+    layer = pending.get("layer") or "engine"
+    plan = parse(pending["plan"])
+    ctx, runtime = _context(inp)
+    prior = {int(k): v for k, v in (pending.get("results") or {}).items()}
+    decision = "deny" if pending.get("decision") == "deny" else "allow"
+    execution = execute(
+        plan, catalog=catalog, ctx=ctx, request_text=inp.text, runtime=runtime, fill=_filler(inp, tally, ids),
+        on_step=sink.on_step, prior=prior, decisions={int(pending["step"]): decision},
+    )  # fmt: skip
+    trace = {"approval": {"step": pending["step"], "tool": pending["tool"], "decision": pending.get("decision")},
+             "steps": [s.to_dict() for s in execution.steps]}  # fmt: skip
+    if execution.status == "awaiting":
+        return _awaiting(tally.outcome("awaiting", "", layer, decision=None, trace=trace), plan, execution, inp)
+    if execution.status == "ok":
+        done = tally.outcome("answer", execution.final_text, layer, decision=None, trace=trace)
+        return replace(done, plan=plan.to_dict(), plan_ok=True)
+    failed = execution.failed
+    if failed is not None and failed.error_class == "denied":
+        text = f"You denied {failed.tool}, so I stopped at step {failed.index}: it and the steps after it did not run."
+        return replace(tally.outcome("answer", text, layer, decision=None, trace=trace), plan=plan.to_dict())
+    if execution.status in CAP_KINDS:
+        return tally.outcome(execution.status, f"I stopped: the plan hit the {execution.status} limit.", layer,
+                             decision=None, trace=trace)  # fmt: skip
+    detail = f"step {failed.index} ({failed.tool}) failed: {failed.observation.get('error', failed.error_class)}"
+    return replace(tally.outcome("error", detail, layer, decision=None, trace=trace, error=detail), plan=plan.to_dict())
+
+
 def _context(inp: TurnInput) -> tuple[ExecContext, dict]:
     """Where the executors act (the workspace, the turn's scratchpad) and ${RUNTIME:…} values."""
     ctx = ExecContext(
@@ -218,6 +275,7 @@ def _context(inp: TurnInput) -> tuple[ExecContext, dict]:
         scratchpad=Scratchpad(inp.turn_id),
         memory=inp.memory,
         skills=inp.skills,
+        permissions=inp.permissions,
     )
     runtime = {"actor": inp.actor, "lang": inp.lang, "channel": "web", "now": now().isoformat(timespec="seconds")}
     return ctx, runtime

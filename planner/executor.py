@@ -49,10 +49,12 @@ class StepRecord:
 
 @dataclass
 class Execution:
-    status: str  # ok | failed | cap_steps | cap_same_executor
+    status: str  # ok | failed | awaiting | cap_steps | cap_same_executor
     steps: list[StepRecord]
     results: dict[int, dict]
     final_text: str = ""
+    # When awaiting: the step that needs a person's approval ({"step", "tool", "args"}).
+    awaiting: dict | None = None
 
     @property
     def failed(self) -> StepRecord | None:
@@ -70,14 +72,27 @@ class Acted:
     result: dict  # the whole result (a failure when the vaglio blocked the step)
     observation: dict  # what the history carries: the result, or its scratchpad summary
     latency_ms: float = 0.0
+    awaiting: bool = False  # it needs a person's approval and did not run
 
 
-def act(executor, args: dict, *, ctx: ExecContext, index: int, request_text: str) -> Acted:
-    """One action, as both modes take it: the vaglio first, then the executor, then the scratchpad."""
+DENIED = "the user denied this step; it did not run"
+
+
+def act(executor, args: dict, *, ctx: ExecContext, index: int, request_text: str, decision: str = "") -> Acted:
+    """One action, as both modes take it: the vaglio first, then the permission policy (a
+    sensitive tool waits for a person unless `decision` already says allow or deny), then the
+    executor, then the scratchpad."""
     verdict = vaglio.examine(executor, args, workspace=ctx.workspace, request_text=request_text)
     if not verdict.approved:
         blocked = failure(f"blocked_{verdict.blocked_by}", verdict.reason)
         return Acted(verdict, blocked, blocked)
+    if decision == "deny":
+        denied = failure("denied", DENIED)
+        return Acted(verdict, denied, denied)
+    if decision != "allow" and ctx.permissions is not None:
+        if ctx.permissions.needs_approval(executor.name, executor.capabilities, args):
+            waiting = failure("awaiting_approval", f"{executor.name} needs your approval")
+            return Acted(verdict, waiting, waiting, awaiting=True)
     result, latency_ms = invoke(executor, args, ctx)
     return Acted(verdict, result, ctx.scratchpad.observe(index, result), latency_ms)
 
@@ -96,8 +111,13 @@ def execute(
     params: dict[str, Any] | None = None,
     fill: Filler | None = None,
     on_step: StepHook | None = None,
+    prior: dict[int, dict] | None = None,
+    decisions: dict[int, str] | None = None,
 ) -> Execution:
+    """`prior` holds the results of steps that ran before the plan stopped for an approval (they
+    are not run again); `decisions` maps a step to the person's answer, "allow" or "deny"."""
     runtime, params = runtime or {}, params or {}
+    prior, decisions = prior or {}, decisions or {}
     results: dict[int, dict] = {}
     fillers: dict[str, str] = {}
     records: list[StepRecord] = []
@@ -130,6 +150,11 @@ def execute(
     for index, step in enumerate(plan.steps, 1):
         record = StepRecord(index=index, tool=step.tool, raw_args=step.args)
         records.append(record)
+        if index in prior:
+            results[index] = prior[index]
+            record.ok, record.observation = True, {"ok": True, "note": "ran before the approval"}
+            uses[step.tool] += 1
+            continue
         if index > MAX_STEPS:
             record.error_class = "cap_steps"
             return Execution("cap_steps", records, results)
@@ -160,9 +185,15 @@ def execute(
             record.observation = {"ok": True, "note": f"you already have this data at step {earlier}"}
             emit(record, "done")
             continue
-        acted = act(executor, args, ctx=ctx, index=index, request_text=request_text)
+        acted = act(executor, args, ctx=ctx, index=index, request_text=request_text, decision=decisions.get(index, ""))
         record.vaglio = acted.verdict.to_dict()
         record.observation, record.latency_ms = acted.observation, acted.latency_ms
+        if acted.awaiting:
+            record.error_class = "awaiting_approval"
+            emit(record, "awaiting")
+            waiting = Execution("awaiting", records, results)
+            waiting.awaiting = {"step": index, "tool": step.tool, "args": args}
+            return waiting
         if not acted.verdict.approved:
             record.error_class = acted.result["error_class"]
             emit(record, "blocked")

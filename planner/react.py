@@ -14,7 +14,9 @@ the engine is measured against (bench/engine_vs_react.py)."""
 from __future__ import annotations
 
 import json
+import uuid
 from collections import Counter
+from dataclasses import replace
 
 from core.ir import ChatRequest, Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock
 from planner import llm
@@ -71,7 +73,17 @@ def _next_action(result: llm.LLMResult, native: bool) -> tuple[dict | None, Tool
     return (action if isinstance(action, dict) else None), None
 
 
-def run(inp: TurnInput, *, candidates: list[Executor], decision: RouteDecision, sink: Sink, ids: dict) -> TurnOutcome:
+def run(
+    inp: TurnInput,
+    *,
+    candidates: list[Executor],
+    decision: RouteDecision,
+    sink: Sink,
+    ids: dict,
+    state: dict | None = None,
+) -> TurnOutcome:
+    """`state` resumes a loop that stopped for an approval (pending["react"]): its history and
+    counters come back, the awaited action runs (or is denied) and the loop goes on."""
     model = decision.model
     tally = Tally()
     ctx = ExecContext(
@@ -81,13 +93,17 @@ def run(inp: TurnInput, *, candidates: list[Executor], decision: RouteDecision, 
         scratchpad=Scratchpad(inp.turn_id),
         memory=inp.memory,
         skills=inp.skills,
+        permissions=inp.permissions,
     )
     by_name = {c.name: c for c in candidates}
-    history: list[Message] = [Message.text("user", inp.text)]
-    steps: list[dict] = []
-    uses: Counter[str] = Counter()
-    seen: dict[str, int] = {}
-    last_action, repeats = None, 0
+    state = state or {}
+    history: list[Message] = [Message.from_dict(m) for m in state.get("history", [])] or [
+        Message.text("user", inp.text)
+    ]
+    steps: list[dict] = state.get("steps", [])
+    uses: Counter[str] = Counter(state.get("uses", {}))
+    seen: dict[str, int] = state.get("seen", {})
+    last_action, repeats = state.get("last_action"), state.get("repeats", 0)
     trace: dict = {"candidates": [c.name for c in candidates], "mode": "react", "steps": steps}
 
     def outcome(final_kind: str, text: str, error: str = "") -> TurnOutcome:
@@ -98,7 +114,67 @@ def run(inp: TurnInput, *, candidates: list[Executor], decision: RouteDecision, 
     schema = action_schema(candidates, mentions(inp.text, inp.workspace_path))
     tools = tuple(ToolSpec(c.name, c.description, c.args_schema) for c in candidates) if native else ()
     json_format = {"type": "json_object", "schema": schema} if model.supports_structured_output and not native else None
-    for index in range(1, MAX_STEPS + 2):
+
+    def take(index: int, action: dict, use: ToolUseBlock | None, said: str, decided: str = "") -> TurnOutcome | None:
+        """Run one action and add it and its observation to the history; an outcome when the
+        loop must stop (a cap, or an action that waits for approval)."""
+        nonlocal history
+        executor = by_name.get(action.get("tool"))
+        args = action.get("args") if isinstance(action.get("args"), dict) else {}
+        signature = json.dumps([action.get("tool"), args], sort_keys=True, default=str)
+        event = {"index": index, "tool": action.get("tool"), "status": "started", "error_class": None}
+        sink.on_step(event)
+        if executor is None:
+            observation = {"ok": False, "error_class": "unknown_tool", "error": f"no tool {action.get('tool')!r}"}
+        elif uses[executor.name] >= MAX_SAME_EXECUTOR:
+            return outcome("cap_same_executor", "I stopped: the turn hit the cap_same_executor limit.")
+        elif executor.name in DUPLICATE_GUARDED and signature in seen:
+            observation = {
+                "ok": True,
+                "note": f"you already have this data at step {seen[signature]}; give the final answer",
+            }
+        else:
+            acted = act(executor, args, ctx=ctx, index=index, request_text=inp.text, decision=decided)
+            if acted.awaiting:
+                sink.on_step({**event, "status": "awaiting", "error_class": "awaiting_approval"})
+                return _awaiting(outcome("awaiting", ""), inp, index, action, use, said, {
+                    "history": [m.to_dict() for m in history], "steps": steps, "uses": dict(uses), "seen": seen,
+                    "last_action": last_action, "repeats": repeats, "candidates": list(by_name),
+                })  # fmt: skip
+            uses[executor.name] += 1
+            observation = acted.observation
+            if acted.result.get("ok"):
+                seen[signature] = index
+        sink.on_step(
+            {
+                **event,
+                "status": "done" if observation.get("ok") else "failed",
+                "error_class": observation.get("error_class"),
+            }
+        )
+        steps.append({"index": index, "tool": action.get("tool"), "args": args, "ok": bool(observation.get("ok"))})
+        observed = json.dumps(observation, default=str)[:1500]
+        if use is not None:  # native: the call and its result keep their id
+            history += [
+                Message("assistant", ((TextBlock(said),) if said else ()) + (use,)),
+                Message("user", (ToolResultBlock(use.id, observed, is_error=not observation.get("ok")),)),
+            ]
+        else:
+            history += [
+                Message.text("assistant", json.dumps(action)[:1000]),
+                Message.text("user", "Observation: " + observed),
+            ]
+        return None
+
+    first = 1
+    if state.get("action") is not None:  # the action that waited: the person's answer decides it
+        use = ToolUseBlock(**state["use"]) if state.get("use") else None
+        decided = "deny" if state.get("decision") == "deny" else "allow"
+        stopped = take(state["index"], state["action"], use, state.get("said", ""), decided)
+        if stopped is not None:
+            return stopped
+        first = state["index"] + 1
+    for index in range(first, MAX_STEPS + 2):
         if index > MAX_STEPS:
             return outcome("cap_steps", "I stopped: the turn hit the cap_steps limit.")
         request = ChatRequest(
@@ -125,48 +201,29 @@ def run(inp: TurnInput, *, candidates: list[Executor], decision: RouteDecision, 
             continue
         if "final" in action:
             return outcome("answer", str(action["final"]))
-        executor = by_name.get(action.get("tool"))
         args = action.get("args") if isinstance(action.get("args"), dict) else {}
         signature = json.dumps([action.get("tool"), args], sort_keys=True, default=str)
         repeats = repeats + 1 if signature == last_action else 1
         last_action = signature
         if repeats >= REPEATS_BEFORE_LOOP_BREAK:
             return outcome("loop_break", "I stopped: I was repeating the same action without progress.")
-        event = {"index": index, "tool": action.get("tool"), "status": "started", "error_class": None}
-        sink.on_step(event)
-        if executor is None:
-            observation = {"ok": False, "error_class": "unknown_tool", "error": f"no tool {action.get('tool')!r}"}
-        elif uses[executor.name] >= MAX_SAME_EXECUTOR:
-            return outcome("cap_same_executor", "I stopped: the turn hit the cap_same_executor limit.")
-        elif executor.name in DUPLICATE_GUARDED and signature in seen:
-            observation = {
-                "ok": True,
-                "note": f"you already have this data at step {seen[signature]}; give the final answer",
-            }
-        else:
-            uses[executor.name] += 1
-            acted = act(executor, args, ctx=ctx, index=index, request_text=inp.text)
-            observation = acted.observation
-            if acted.result.get("ok"):
-                seen[signature] = index
-        sink.on_step(
-            {
-                **event,
-                "status": "done" if observation.get("ok") else "failed",
-                "error_class": observation.get("error_class"),
-            }
-        )
-        steps.append({"index": index, "tool": action.get("tool"), "args": args, "ok": bool(observation.get("ok"))})
-        observed = json.dumps(observation, default=str)[:1500]
-        if use is not None:  # native: the call and its result keep their id
-            said = (TextBlock(result.text),) if result.text else ()
-            history += [
-                Message("assistant", (*said, use)),
-                Message("user", (ToolResultBlock(use.id, observed, is_error=not observation.get("ok")),)),
-            ]
-        else:
-            history += [
-                Message.text("assistant", json.dumps(action)[:1000]),
-                Message.text("user", "Observation: " + observed),
-            ]
+        stopped = take(index, action, use, result.text)
+        if stopped is not None:
+            return stopped
     return outcome("cap_steps", "I stopped: the turn hit the cap_steps limit.")
+
+
+def _awaiting(base: TurnOutcome, inp: TurnInput, index: int, action: dict, use, said: str, loop: dict) -> TurnOutcome:
+    """The loop stops before an action that needs approval; `pending` holds all it needs to go on."""
+    pending = {
+        "kind": "approval",
+        "mode": "react",
+        "request_id": uuid.uuid4().hex,
+        "request": inp.text,
+        "tool": action.get("tool"),
+        "args": action.get("args") if isinstance(action.get("args"), dict) else {},
+        "step": index,
+        "react": {**loop, "index": index, "action": action, "said": said,
+                  "use": {"id": use.id, "name": use.name, "input": use.input} if use is not None else None},
+    }  # fmt: skip
+    return replace(base, text=f"Step {index} wants to run {pending['tool']}: allow it?", pending=pending)

@@ -39,6 +39,7 @@ class TurnInput:
     memory_text: str = ""
     memory: Any = None  # executors.base.MemoryStore, for the memory_* tools; None in a subagent
     skills: Any = None  # executors.base.SkillStore, for skill_load
+    permissions: Any = None  # executors.base.Permissions; None: no step waits for approval
 
     def system(self, base: str) -> SystemPrompt:
         """`base` plus the workspace's instructions and skills (the cacheable, stable segment),

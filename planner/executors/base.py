@@ -60,6 +60,13 @@ class SkillStore(Protocol):
     def load(self, name: str) -> str: ...
 
 
+class Permissions(Protocol):
+    """Whether a step needs a person's approval before it runs (agents.permissions): sensitive
+    tools do, unless the session is in YOLO mode or a standing grant covers the tool."""
+
+    def needs_approval(self, name: str, capabilities: tuple[str, ...], args: dict) -> bool: ...
+
+
 @dataclass(frozen=True)
 class ExecContext:
     workspace: Path
@@ -70,6 +77,7 @@ class ExecContext:
     scratchpad: ScratchpadStore | None = None
     memory: MemoryStore | None = None  # None in a subagent: it cannot touch the parent's memory
     skills: SkillStore | None = None
+    permissions: Permissions | None = None  # None: nothing asks (planner tests, benches)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def path(self, user_path: str) -> Path:

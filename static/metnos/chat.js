@@ -87,6 +87,39 @@
     }
     el.appendChild(bar);
   }
+  // A step that writes, runs a command or goes online waits for the user: allow, deny, or allow
+  // that tool for the rest of the session. The turn holds no worker meanwhile; after a reload the
+  // dialog comes back from the turn's `pending`.
+  const DECISIONS = [["allow", "Allow"], ["deny", "Deny"], ["always", "Always allow in this session"]];
+  function approvalBox(el, req) {
+    if (!req || !req.request_id || el.querySelector(".approval")) return;
+    const box = document.createElement("div");
+    box.className = "approval";
+    box.dataset.requestId = req.request_id;
+    const title = document.createElement("div");
+    title.className = "approval-title";
+    title.textContent = `Step ${req.step || "?"} wants to run ${req.tool}:`;
+    const args = document.createElement("pre");
+    args.className = "approval-args";
+    args.textContent = JSON.stringify(req.args || {}, null, 2);
+    box.append(title, args);
+    for (const [decision, label] of DECISIONS) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.textContent = label;
+      b.dataset.decision = decision;
+      b.addEventListener("click", () => {
+        if (!ws || ws.readyState !== WebSocket.OPEN) return;
+        ws.send(JSON.stringify({ type: "approve", request_id: req.request_id, decision }));
+        box.querySelectorAll("button").forEach((x) => { x.disabled = true; });
+        b.classList.add("chosen");
+      });
+      box.appendChild(b);
+    }
+    el.appendChild(box);
+    turnsEl.scrollTop = turnsEl.scrollHeight;
+  }
+
   function renderTurn(t) {
     const user = t.messages.find((m) => m.role === "user");
     const reply = t.messages.find((m) => m.role === "assistant");
@@ -95,6 +128,11 @@
     bubbles.set(t.id, el);
     (t.steps || []).forEach((step) => showStep(el, step));
     if (t.status === "completed") setMeta(el, t); else runningTurn = t.id;
+    const p = t.pending || {};
+    if (t.status === "completed" && t.final_kind === "awaiting" && p.kind === "approval" && !p.decision) {
+      approvalBox(el, p);
+      setStatus("A step is waiting for your approval.");
+    }
   }
 
   async function loadSessions() {
@@ -154,6 +192,25 @@
         setStatus(frame.final_kind === "error" ? "The turn ended with an error." : "");
         setBusy(false);
         loadSessions();
+        break;
+      }
+      case "approval.request": {
+        const el = bubbles.get(frame.turn_id) || bubble("assistant", "");
+        approvalBox(el, frame);
+        setStatus("A step is waiting for your approval.");
+        break;
+      }
+      case "turn.resumed": {
+        const el = bubbles.get(frame.turn_id);
+        if (el) {
+          const box = el.querySelector(".approval");
+          if (box) box.remove();
+          el.querySelector(".body").textContent = "";
+          for (const sel of [".meta", ".feedback"]) { const x = el.querySelector(sel); if (x) x.remove(); }
+        }
+        runningTurn = frame.turn_id;
+        setStatus(frame.decision === "deny" ? "Denied; finishing the turn…" : "Approved; running…");
+        setBusy(true);
         break;
       }
       case "command.result": {
