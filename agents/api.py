@@ -49,6 +49,10 @@ class SessionOut(Schema):
     workspace_id: UUID | None
     created_at: datetime
     updated_at: datetime
+    sticky_model: str
+    yolo: bool
+    plan_mode: bool
+    todos: list[dict]
 
 
 class MessageOut(Schema):

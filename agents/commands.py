@@ -11,7 +11,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from agents import dotfiles, services
+from agents import dotfiles, services, todos
 from agents.memory import FILES, Memory
 from agents.models import ChatSession, Message, Turn
 from billing import analytics
@@ -30,6 +30,9 @@ COMMANDS = {
     "/skills": "the workspace's skills (.metnos/skills), and any that are invalid",
     "/skill": "/skill NAME shows one skill's instructions",
     "/export": "links to download this session as Markdown, JSON or JSONL",
+    "/todos": "the session's task list (kept by the agent)",
+    "/plan": "plan mode: the agent investigates and writes a plan, changing nothing, saved in .metnos/plans/",
+    "/done": "leave plan mode",
     "/yolo": "/yolo on: tools that write, run commands or go online run without asking; /yolo off asks again",
 }
 _COMMAND = re.compile(r"^/[a-z][a-z-]*$")
@@ -67,6 +70,9 @@ def run(session: ChatSession, text: str) -> Reply:
         "/skill": lambda: skill(root, rest),
         "/export": lambda: export(session),
         "/yolo": lambda: yolo(session, rest),
+        "/todos": lambda: todos.render(ChatSession.objects.get(pk=session.pk).todos),
+        "/plan": lambda: plan(session),
+        "/done": lambda: done(session),
     }
     if name in builtin:
         return Reply(text=builtin[name]())
@@ -237,3 +243,21 @@ def yolo(session: ChatSession, state: str) -> str:
     if state == "on":
         return "YOLO on: tools that write files, run commands or go online will run without asking in this session."
     return "YOLO off: those tools ask for your approval again."
+
+
+def plan(session: ChatSession) -> str:
+    services.session_set_plan_mode(session=session, on=True)
+    where = services.plan_artifact_path(session).relative_to(
+        services.workspace_path(services.session_workspace(session))
+    )
+    return (
+        "Plan mode on: I will investigate and answer with a plan, without writing, running or sending anything. "
+        f"Each plan is saved to {where.as_posix()}. /done leaves plan mode."
+    )
+
+
+def done(session: ChatSession) -> str:
+    if not session.plan_mode:
+        return "Plan mode is not on (/plan turns it on)."
+    services.session_set_plan_mode(session=session, on=False)
+    return "Plan mode off: tools that change things are available again."

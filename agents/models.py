@@ -37,6 +37,10 @@ class ChatSession(models.Model):
     yolo = models.BooleanField(default=False)
     # Tools allowed for the rest of this session ("always allow" in an approval dialog).
     grants = models.JSONField(default=list, blank=True)
+    # The agent's task list (todo_update): [{"text", "status": pending|in_progress|done}].
+    todos = models.JSONField(default=list, blank=True)
+    # /plan: the agent investigates and writes a plan; tools that change things are off.
+    plan_mode = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -273,6 +273,28 @@ def turn_decide(*, session: ChatSession, request_id: str, decision: str) -> Turn
     return turn
 
 
+def session_set_plan_mode(*, session: ChatSession, on: bool) -> ChatSession:
+    session.plan_mode = on
+    session.save(update_fields=["plan_mode", "updated_at"])
+    return session
+
+
+def plan_artifact_path(session: ChatSession) -> Path:
+    return workspace_path(session_workspace(session)) / ".metnos" / "plans" / f"plan-{str(session.pk)[:8]}.md"
+
+
+def plan_save(*, session: ChatSession, request: str, text: str) -> Path:
+    """An answer given in plan mode is kept as a Markdown artifact in the workspace (one file per
+    session, newest plan last), so it can be reviewed, diffed and followed later."""
+    path = plan_artifact_path(session)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as fh:
+        if fh.tell() == 0:
+            fh.write(f"# Plans from session {session.title or session.pk}\n")
+        fh.write(f"\n## {now():%Y-%m-%d %H:%M} — {request.strip()[:200]}\n\n{text.strip()}\n")
+    return path
+
+
 def session_set_yolo(*, session: ChatSession, on: bool) -> ChatSession:
     session.yolo = on
     session.save(update_fields=["yolo", "updated_at"])

@@ -12,10 +12,12 @@ from celery import shared_task
 from django.conf import settings
 
 from agents import dotfiles, services
+from agents.hooks import Blocked, Hooks
 from agents.memory import Memory
 from agents.permissions import SessionPermissions
 from agents.push import DeltaBatcher, pusher
 from agents.selectors import turn_history
+from agents.todos import SessionTodos
 from core import trace
 from core.clock import monotonic_ms
 from planner import dispatch, llm
@@ -52,6 +54,7 @@ def run_turn(turn_id: str) -> None:
     workspace = services.session_workspace(turn.session)
     root = services.workspace_path(workspace)
     memory = Memory(workspace, root, session_id=str(turn.session_id), turn_id=str(turn.id))
+    hooks = Hooks(root, session_id=str(turn.session_id), turn_id=str(turn.id))
     # The user answered an approval request: the turn goes on from where its plan stopped.
     approved = turn.pending if turn.pending.get("kind") == "approval" and turn.pending.get("decision") else None
     if approved:
@@ -79,12 +82,19 @@ def run_turn(turn_id: str) -> None:
         memory=memory,
         skills=dotfiles.Skills(root),
         permissions=SessionPermissions(turn.session),
+        todos=SessionTodos(turn.session),
+        hooks=hooks,
+        plan_mode=turn.session.plan_mode,
     )
     if not approved:
         services.turn_note_retry(turn=turn, text=user_message)
     try:
         with trace.batch():
-            outcome = dispatch.run_turn(inp, Sink(on_delta=on_delta, on_step=on_step))
+            blocked = None if approved else _prompt_hooks(hooks, turn, user_message)
+            if blocked is not None:
+                outcome = TurnOutcome(final_kind="error", text=blocked, layer="", error="blocked by a hook")
+            else:
+                outcome = dispatch.run_turn(inp, Sink(on_delta=on_delta, on_step=on_step))
     except Exception as exc:
         # Anything unexpected still ends the turn visibly; it is never left "running".
         logger.exception("turn %s crashed", turn_id)
@@ -94,7 +104,14 @@ def run_turn(turn_id: str) -> None:
             layer="",
             error=f"{exc.__class__.__name__}: {exc}",
         )
+    if hooks.log:
+        outcome.trace["hooks"] = hooks.log
     batcher.flush()
+    if inp.plan_mode and outcome.final_kind == "answer" and outcome.text.strip():
+        try:
+            services.plan_save(session=turn.session, request=user_message, text=outcome.text)
+        except OSError:
+            logger.warning("could not save the plan of turn %s", turn_id, exc_info=True)
     services.turn_complete(turn=turn, outcome=outcome, resumed=bool(approved))
     pusher.drain()
 
@@ -106,3 +123,15 @@ def sweep_stale_turns() -> int:
         logger.warning("marked %d stale turn(s) as errored", count)
         pusher.drain()
     return count
+
+
+def _prompt_hooks(hooks: Hooks, turn, text: str) -> str | None:
+    """session_start (the session's first turn) and user_prompt_submit; the reason a hook gave
+    for blocking the prompt, or None."""
+    try:
+        if not turn.session.turns.filter(created_at__lt=turn.created_at).exists():
+            hooks.run("session_start", {"session_title": turn.session.title})
+        hooks.run("user_prompt_submit", {"prompt": text})
+    except Blocked as exc:
+        return f"A hook of this workspace blocked your message: {exc}"
+    return None

@@ -33,7 +33,7 @@ VERB_CATEGORY = {
     "read": "E", "list": "E", "find": "E", "grep": "E", "get": "E", "scratchpad": "E", "search": "E",
     "compute": "F", "format": "F", "summarize": "F", "extract": "F",
     "write": "A", "run": "A", "send": "A", "delete": "A", "move": "A", "create": "A",
-    "final": "T", "memory": "A", "skill": "E",
+    "final": "T", "memory": "A", "skill": "E", "todo": "A",
 }  # fmt: skip
 CAPABILITIES = {"fs:read", "fs:write", "net:http", "code:exec", "memory:write"}
 REQUIRED = ("name", "category", "description", "affinity", "outputs", "capabilities", "args_schema", "digest")

@@ -22,7 +22,7 @@ from planner.catalog import Catalog, catalog
 from planner.intent import ask_model, extract
 from planner.prefilter import Prefilter
 from planner.route import ExplicitModelUnavailable, decide_for_turn
-from planner.turn import Sink, TurnInput, TurnOutcome
+from planner.turn import CHANGES, Sink, TurnInput, TurnOutcome
 from routing import patterns
 from routing.chain import NoRoute
 from routing.fingerprint import TurnNeeds, estimate_tokens, fingerprint
@@ -95,7 +95,7 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
 
     intent = extract(inp.text)
     probe = memory.probe(inp.text, inp.workspace_path, inp.user_id)
-    use_memory = settings.METNOS_PLAN_MEMORY and inp.mode == "engine" and not inp.model
+    use_memory = settings.METNOS_PLAN_MEMORY and inp.mode == "engine" and not inp.model and not inp.plan_mode
     failed_recall = None
     if use_memory:
         recall, served = _from_memory(inp, probe, cat, sink, ids)
@@ -114,6 +114,8 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
             intent, intent_call = ask_model(inp.text, intent, fast, ids=ids, user_id=inp.user_id)
             ranked = prefilter_for(cat).rank(inp.text, intent)
     candidates = [cat.executors[c.name] for c in ranked if c.name in cat.executors] if tool_request else []
+    if inp.plan_mode:  # planning changes nothing: tools that write, run or send are not offered
+        candidates = [c for c in candidates if not CHANGES.intersection(c.capabilities)]
     prompt = "".join(m.text_content for m in inp.history) + inp.text
     needs = TurnNeeds(
         acts=bool(candidates), estimated_tokens=estimate_tokens(prompt), text=inp.text, workspace=inp.workspace

@@ -276,6 +276,8 @@ def _context(inp: TurnInput) -> tuple[ExecContext, dict]:
         memory=inp.memory,
         skills=inp.skills,
         permissions=inp.permissions,
+        todos=inp.todos,
+        hooks=inp.hooks,
     )
     runtime = {"actor": inp.actor, "lang": inp.lang, "channel": "web", "now": now().isoformat(timespec="seconds")}
     return ctx, runtime

@@ -93,7 +93,14 @@ def act(executor, args: dict, *, ctx: ExecContext, index: int, request_text: str
         if ctx.permissions.needs_approval(executor.name, executor.capabilities, args):
             waiting = failure("awaiting_approval", f"{executor.name} needs your approval")
             return Acted(verdict, waiting, waiting, awaiting=True)
+    if ctx.hooks is not None:
+        reason = ctx.hooks.pre_tool(executor.name, args)
+        if reason is not None:
+            blocked = failure("blocked_hook", f"a pre_tool_use hook blocked {executor.name}: {reason}")
+            return Acted(verdict, blocked, blocked)
     result, latency_ms = invoke(executor, args, ctx)
+    if ctx.hooks is not None:
+        ctx.hooks.post_tool(executor.name, args, result)
     return Acted(verdict, result, ctx.scratchpad.observe(index, result), latency_ms)
 
 

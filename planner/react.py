@@ -94,6 +94,8 @@ def run(
         memory=inp.memory,
         skills=inp.skills,
         permissions=inp.permissions,
+        todos=inp.todos,
+        hooks=inp.hooks,
     )
     by_name = {c.name: c for c in candidates}
     state = state or {}

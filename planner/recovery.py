@@ -27,6 +27,7 @@ _BY_ERROR_CLASS = {
     "blocked_guard": "out_of_scope",
     "blocked_judge": "out_of_scope",
     "denied": "out_of_scope",  # a person said no: the plan is not tried another way
+    "blocked_hook": "out_of_scope",  # the workspace's own rule said no
 }
 
 

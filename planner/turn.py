@@ -15,6 +15,15 @@ LAYERS = ("pre_fastpath", "fastpath", "autopath", "direct", "engine", "recovery"
 MODES = ("engine", "react")
 
 
+PLAN_MODE = (
+    "# Plan mode\nThe user asked for a plan, not for changes. Investigate with the read-only tools you "
+    "have, then answer with a plan in Markdown: the goal, the steps in order, the files each step touches, "
+    "and the risks. Do not write, run or send anything."
+)
+# Capabilities a tool may not have in plan mode: it would change something.
+CHANGES = frozenset({"fs:write", "code:exec", "net:http"})
+
+
 @dataclass(frozen=True)
 class TurnInput:
     turn_id: str
@@ -40,11 +49,17 @@ class TurnInput:
     memory: Any = None  # executors.base.MemoryStore, for the memory_* tools; None in a subagent
     skills: Any = None  # executors.base.SkillStore, for skill_load
     permissions: Any = None  # executors.base.Permissions; None: no step waits for approval
+    todos: Any = None  # executors.base.TodoStore, for todo_update
+    hooks: Any = None  # executors.base.HookRunner: the workspace's pre/post tool hooks
+    # /plan: only tools that change nothing are offered, and the prompt says to plan, not act.
+    plan_mode: bool = False
 
     def system(self, base: str) -> SystemPrompt:
         """`base` plus the workspace's instructions and skills (the cacheable, stable segment),
         then its memory (volatile: after the cache breakpoint, since it changes)."""
         stable = [base]
+        if self.plan_mode:
+            stable.append(PLAN_MODE)
         if self.instructions:
             stable.append(f"# Workspace instructions (AGENTS.md)\n{self.instructions}")
         if self.skill_index:

@@ -2,6 +2,8 @@
 unless the session is in YOLO mode or the tool was allowed for the session. The turn waits without
 holding a worker (the Celery task ends) and resumes where it stopped on allow, deny or always."""
 
+import json
+
 import pytest
 from django.contrib.auth import get_user_model
 
@@ -155,3 +157,30 @@ def test_approvals_are_scoped_to_their_session_and_checked(session, planner_mode
     assert bad["type"] == "error" and "no tool is waiting" in bad["message"]
     assert started["type"] == "turn.started" and Turn.objects.get(pk=started["turn_id"]).answers_id is None
     assert resumed == {"type": "turn.resumed", "turn_id": str(turn.id), "decision": "deny"}
+
+
+def test_the_agent_keeps_a_task_list_shown_by_todos(session, planner_model, folder):
+    items = [{"text": "read the notes", "status": "done"}, {"text": "write the summary", "status": "in_progress"}]
+    turn = waiting_turn(session, planner_model, "update the todo list", ("todo_update", {"items": items}))
+    assert turn.final_kind == "answer", "the task list changes nothing outside the session: it never asks"
+    session.refresh_from_db()
+    assert session.todos == items
+    assert commands.todos.render(session.todos) == "Tasks (1 of 2 done):\n[x] read the notes\n[~] write the summary"
+
+
+def test_plan_mode_offers_only_tools_that_change_nothing_and_saves_the_plan(session, planner_model, folder):
+    assert "Plan mode on" in commands.plan(session)
+    session.refresh_from_db()
+    planner_model.replies.append(plan(("read_files", {"paths": ["notes/a.md"]}), final="1. Read: ${step1.count} file"))
+    turn = services.turn_submit(session=session, text="read notes/a.md and write it to notes/b.md")
+    run_turn(str(turn.id))
+    turn.refresh_from_db()
+    assert turn.final_kind == "answer" and not (folder / "notes" / "b.md").exists()
+    sent = planner_model.requests[-1]["json"]
+    prompt = json.dumps(sent["messages"])
+    assert "# Plan mode" in prompt and "- read_files(" in prompt and "- write_files(" not in prompt
+    saved = services.plan_artifact_path(session).read_text()
+    assert "read notes/a.md and write it to notes/b.md" in saved and "1. Read: 1 file" in saved
+    assert "Plan mode off" in commands.done(session)
+    session.refresh_from_db()
+    assert not session.plan_mode

@@ -60,6 +60,20 @@ class SkillStore(Protocol):
     def load(self, name: str) -> str: ...
 
 
+class TodoStore(Protocol):
+    """The session's task list (agents): replace it whole; returns what was stored."""
+
+    def replace(self, items: list[dict]) -> list[dict]: ...
+
+
+class HookRunner(Protocol):
+    """The workspace's hooks (agents.hooks): pre_tool returns why the call is blocked, or None."""
+
+    def pre_tool(self, name: str, args: dict) -> str | None: ...
+
+    def post_tool(self, name: str, args: dict, result: dict) -> None: ...
+
+
 class Permissions(Protocol):
     """Whether a step needs a person's approval before it runs (agents.permissions): sensitive
     tools do, unless the session is in YOLO mode or a standing grant covers the tool."""
@@ -78,6 +92,8 @@ class ExecContext:
     memory: MemoryStore | None = None  # None in a subagent: it cannot touch the parent's memory
     skills: SkillStore | None = None
     permissions: Permissions | None = None  # None: nothing asks (planner tests, benches)
+    todos: TodoStore | None = None
+    hooks: HookRunner | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     def path(self, user_path: str) -> Path:

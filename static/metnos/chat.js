@@ -135,6 +135,23 @@
     }
   }
 
+  // The agent's task list (todo_update), beside the chat; plan mode shows as a "plan>" prefix.
+  function renderTodos(items) {
+    const list = $("todo-list");
+    list.replaceChildren();
+    for (const item of items || []) {
+      const li = document.createElement("li");
+      li.className = item.status;
+      li.textContent = item.text;
+      list.appendChild(li);
+    }
+    $("todo-empty").hidden = (items || []).length > 0;
+  }
+  function showMode(s) {
+    $("mode-badge").hidden = !s.plan_mode;
+    input.placeholder = s.plan_mode ? "Plan mode: ask for a plan (/done to leave)" : "Ask something… (Enter to send, Shift+Enter for a new line)";
+  }
+
   async function loadSessions() {
     const list = $("session-list");
     const q = $("session-search").value.trim();
@@ -143,7 +160,7 @@
       const li = document.createElement("li"), a = document.createElement("a");
       a.href = `/s/${s.id}/`;
       a.textContent = s.title || "Untitled";
-      if (s.id === sessionId) a.className = "active";
+      if (s.id === sessionId) { a.className = "active"; renderTodos(s.todos); showMode(s); }
       li.appendChild(a);
       list.appendChild(li);
     }
@@ -213,8 +230,12 @@
         setBusy(true);
         break;
       }
+      case "todos":
+        renderTodos(frame.items);
+        break;
       case "command.result": {
         if (pendingUser) pendingUser = null;
+        if (["/plan", "/done", "/yolo"].includes(frame.command)) loadSessions();
         bubble("assistant", frame.text, "command");
         setBusy(runningTurn !== null);
         break;
