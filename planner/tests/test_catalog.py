@@ -20,6 +20,7 @@ BUILTINS = {
     "memory_replace",
     "memory_consolidate",
     "skill_load",
+    "todo_update",
 }
 
 
