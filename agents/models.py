@@ -41,6 +41,12 @@ class ChatSession(models.Model):
     todos = models.JSONField(default=list, blank=True)
     # /plan: the agent investigates and writes a plan; tools that change things are off.
     plan_mode = models.BooleanField(default=False)
+    # A subagent's session: the turn whose run_task started it, how deep it nests, its profile.
+    parent_turn = models.ForeignKey(
+        "Turn", null=True, blank=True, on_delete=models.CASCADE, related_name="subagent_sessions"
+    )
+    depth = models.PositiveSmallIntegerField(default=0)
+    profile = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

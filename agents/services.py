@@ -237,10 +237,40 @@ def turn_complete(*, turn: Turn, outcome: TurnOutcome, resumed: bool = False) ->
         )
     frame = frames.turn_completed(turn, outcome.text)
     transaction.on_commit(lambda: pusher.send(turn.session_id, frame))
-    if outcome.final_kind == "awaiting":
+    if outcome.final_kind == "awaiting" and outcome.pending.get("kind") == "approval":
         request = frames.approval_request(turn)
         transaction.on_commit(lambda: pusher.send(turn.session_id, request))
+    if outcome.final_kind == "awaiting" and outcome.pending.get("kind") == "subagent":
+        _resume_parent_if_ready(turn.id)  # its subagent may already have finished
+    parent_id = turn.session.parent_turn_id
+    if parent_id and outcome.final_kind != "awaiting":
+        _resume_parent_if_ready(parent_id)
     return turn
+
+
+def _resume_parent_if_ready(parent_id) -> None:
+    """A turn waiting on a subagent goes back on the queue once the subagent's turn has ended,
+    with its answer as the waiting step's result. Both sides call this; the row lock and the
+    `ready` flag make it happen once."""
+    from agents.subagents import result_of
+    from agents.tasks import run_turn
+
+    parent = Turn.objects.select_for_update().filter(pk=parent_id).first()
+    if parent is None or parent.final_kind != "awaiting" or parent.status != Turn.Status.COMPLETED:
+        return
+    pending = parent.pending
+    if pending.get("kind") != "subagent" or pending.get("ready"):
+        return
+    child = Turn.objects.select_related("session").filter(pk=pending.get("child_turn_id")).first()
+    if child is None or child.status != Turn.Status.COMPLETED or child.final_kind == "awaiting":
+        return
+    text = child.messages.filter(role=Message.Role.ASSISTANT).values_list("text", flat=True).last() or ""
+    result = result_of(child, text)
+    parent.pending = {**pending, "ready": True, "result": result,
+                      "results": {**pending.get("results", {}), str(pending["step"]): result}}  # fmt: skip
+    parent.status = Turn.Status.QUEUED
+    parent.save(update_fields=["pending", "status"])
+    transaction.on_commit(lambda: run_turn.delay(str(parent_id)))
 
 
 DECISIONS = ("allow", "deny", "always")

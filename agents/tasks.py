@@ -11,7 +11,7 @@ from datetime import timedelta
 from celery import shared_task
 from django.conf import settings
 
-from agents import dotfiles, services
+from agents import dotfiles, services, subagents
 from agents.hooks import Blocked, Hooks
 from agents.memory import Memory
 from agents.permissions import SessionPermissions
@@ -53,10 +53,18 @@ def run_turn(turn_id: str) -> None:
 
     workspace = services.session_workspace(turn.session)
     root = services.workspace_path(workspace)
-    memory = Memory(workspace, root, session_id=str(turn.session_id), turn_id=str(turn.id))
+    session = turn.session
+    subagent = subagents.profile(root, session.profile) if session.parent_turn_id else None
+    # A subagent has no memory: it can neither read nor write its parent's.
+    memory = None if subagent else Memory(workspace, root, session_id=str(turn.session_id), turn_id=str(turn.id))
     hooks = Hooks(root, session_id=str(turn.session_id), turn_id=str(turn.id))
     # The user answered an approval request: the turn goes on from where its plan stopped.
-    approved = turn.pending if turn.pending.get("kind") == "approval" and turn.pending.get("decision") else None
+    # Or the subagent it waited for has answered.
+    pending = turn.pending or {}
+    ready = (pending.get("kind") == "approval" and pending.get("decision")) or (
+        pending.get("kind") == "subagent" and pending.get("ready")
+    )
+    approved = pending if ready else None
     if approved:
         resume = approved
     elif turn.answers_id:
@@ -76,10 +84,14 @@ def run_turn(turn_id: str) -> None:
         mode=workspace.mode,
         actor=turn.session.owner.get_username(),
         resume=resume,
-        instructions=dotfiles.agents_md(root),
+        instructions="\n\n".join(p for p in (dotfiles.agents_md(root), subagent and subagent.instructions) if p),
         skill_index=dotfiles.skill_index(root),
-        memory_text=memory.prompt_segment(),
+        memory_text=memory.prompt_segment() if memory else "",
         memory=memory,
+        role="worker" if subagent else "planner",
+        allowed_tools=subagent.tools if subagent else None,
+        max_steps=subagent.max_turns if subagent else None,
+        delegate=subagents.Delegate(turn, root),
         skills=dotfiles.Skills(root),
         permissions=SessionPermissions(turn.session),
         todos=SessionTodos(turn.session),

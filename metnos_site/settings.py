@@ -195,6 +195,9 @@ METNOS_JUDGE_THRESHOLD = env_float("METNOS_JUDGE_THRESHOLD", 0.30)
 # The proposer asks for the wise tier (slot 5, delegate_request); fillers use the fast tier.
 METNOS_PROPOSER_MODEL = env_str("METNOS_PROPOSER_MODEL", "local-wise")
 METNOS_FILLER_MODEL = env_str("METNOS_FILLER_MODEL", "local-fast")
+# Subagents (run_task) run on the worker tier unless their profile names a model.
+METNOS_WORKER_MODEL = env_str("METNOS_WORKER_MODEL", "local-fast")
+METNOS_SUBAGENT_MAX_DEPTH = env_int("METNOS_SUBAGENT_MAX_DEPTH", 2)
 
 # Plan memory (planner.fastpath L0, planner.autopath L1).
 METNOS_PLAN_MEMORY = env_bool("METNOS_PLAN_MEMORY", True)

@@ -29,7 +29,7 @@ def answer(inp: TurnInput, decision: RouteDecision, sink: Sink, ids: dict) -> Tu
         stream=True,
     )
     result = llm.call(
-        request, model, role="planner", ids=ids, user_id=inp.user_id, on_delta=sink.on_delta, slot=decision.slot
+        request, model, role=inp.role, ids=ids, user_id=inp.user_id, on_delta=sink.on_delta, slot=decision.slot
     )
     common = {
         "layer": "direct",

@@ -73,7 +73,7 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
     started = monotonic_ms()
     ids = {"session_id": inp.session_id, "turn_id": inp.turn_id}
     bus.emit("turn.started", {"user_id": inp.user_id, "mode": inp.mode, "resumes": bool(inp.resume)}, **ids)
-    if inp.resume and inp.resume.get("kind") == "approval":
+    if inp.resume and inp.resume.get("kind") in ("approval", "subagent"):
         return _after_approval(inp, sink, started, ids)
     inp = resumed(inp)
 
@@ -116,6 +116,10 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
     candidates = [cat.executors[c.name] for c in ranked if c.name in cat.executors] if tool_request else []
     if inp.plan_mode:  # planning changes nothing: tools that write, run or send are not offered
         candidates = [c for c in candidates if not CHANGES.intersection(c.capabilities)]
+    if inp.allowed_tools is not None:  # a subagent's profile
+        candidates = [c for c in candidates if c.name in inp.allowed_tools]
+    if inp.delegate is None:
+        candidates = [c for c in candidates if c.name != "run_task"]
     prompt = "".join(m.text_content for m in inp.history) + inp.text
     needs = TurnNeeds(
         acts=bool(candidates), estimated_tokens=estimate_tokens(prompt), text=inp.text, workspace=inp.workspace
@@ -170,12 +174,13 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
 
 
 def _after_approval(inp: TurnInput, sink: Sink, started: float, ids: dict) -> TurnOutcome:
-    """The person answered an approval request: the stopped plan goes on (no model call)."""
+    """The person answered an approval request, or the subagent finished: the stopped plan goes
+    on (no model call, in engine mode)."""
     cat = catalog()
     pending = inp.resume
     inp = replace(inp, text=pending["request"])
     if pending.get("mode") == "react":
-        loop = {**pending["react"], "decision": pending.get("decision")}
+        loop = {**pending["react"], "decision": pending.get("decision"), "result": pending.get("result")}
         candidates = [cat.executors[name] for name in loop.get("candidates", []) if name in cat.executors]
         needs = TurnNeeds(acts=True, estimated_tokens=estimate_tokens(inp.text), text=inp.text, workspace=inp.workspace)
         try:

@@ -138,6 +138,7 @@ def run(
             workspace=inp.workspace_path,
             slot=decision.slot,
             system=inp.system,
+            role=inp.role,
         )
         tally.add(proposal.result)
         record = {"raw": proposal.raw[:4000], "problems_in": problems}
@@ -163,6 +164,9 @@ def run(
             causes = {recovery.classify(p.error_class) for p in found}
             validation_cause = next((c for c in ("out_of_scope", "missing_input") if c in causes), "no_plan")
             continue
+        if inp.max_steps is not None and len(plan.steps) > inp.max_steps:
+            limit = f"I stopped: the plan has {len(plan.steps)} steps; the limit here is {inp.max_steps}."
+            return outcome("cap_steps", limit, layer)
         if not plan.steps:
             if plan.final_message.rstrip().endswith("?"):
                 return waiting("ask", plan.final_message.strip(), layer)  # the model asks to clarify
@@ -218,7 +222,7 @@ def _awaiting(base: TurnOutcome, plan: Plan, execution: Execution, inp: TurnInpu
     is kept in the turn (`pending`); no worker waits. The answer (agents) resumes it."""
     step = execution.awaiting
     pending = {
-        "kind": "approval",
+        "kind": step.get("kind", "approval"),
         "request_id": uuid.uuid4().hex,
         "request": inp.text,
         "tool": step["tool"],
@@ -228,24 +232,30 @@ def _awaiting(base: TurnOutcome, plan: Plan, execution: Execution, inp: TurnInpu
         "results": {str(k): v for k, v in execution.results.items()},
         "layer": base.layer,
     }
-    text = f"Step {step['step']} wants to run {step['tool']}: allow it?"
+    if pending["kind"] == "subagent":
+        pending |= {"child_turn_id": step["turn_id"], "profile": step.get("profile", "")}
+        text = f"Step {step['step']} handed a task to the {pending['profile']} subagent; waiting for its answer."
+    else:
+        text = f"Step {step['step']} wants to run {step['tool']}: allow it?"
     return replace(base, text=text, pending=pending, plan=plan.to_dict())
 
 
 def resume_approval(inp: TurnInput, *, catalog: Catalog, sink: Sink, ids: dict) -> TurnOutcome:
-    """Go on with a plan that stopped for an approval: the steps that ran keep their results,
-    the waiting step runs (allow) or is refused (deny), and the rest follows. A later sensitive
-    step may stop the plan again."""
+    """Go on with a plan that stopped for an approval or a subagent: the steps that ran keep their
+    results; the waiting step runs (allow), is refused (deny), or takes the subagent's answer as
+    its result; the rest follows. A later step may stop the plan again."""
     pending = inp.resume or {}
     tally = Tally()
     layer = pending.get("layer") or "engine"
     plan = parse(pending["plan"])
     ctx, runtime = _context(inp)
     prior = {int(k): v for k, v in (pending.get("results") or {}).items()}
-    decision = "deny" if pending.get("decision") == "deny" else "allow"
+    decisions = {}
+    if pending.get("kind") == "approval":
+        decisions[int(pending["step"])] = "deny" if pending.get("decision") == "deny" else "allow"
     execution = execute(
         plan, catalog=catalog, ctx=ctx, request_text=inp.text, runtime=runtime, fill=_filler(inp, tally, ids),
-        on_step=sink.on_step, prior=prior, decisions={int(pending["step"]): decision},
+        on_step=sink.on_step, prior=prior, decisions=decisions,
     )  # fmt: skip
     trace = {"approval": {"step": pending["step"], "tool": pending["tool"], "decision": pending.get("decision")},
              "steps": [s.to_dict() for s in execution.steps]}  # fmt: skip
@@ -278,6 +288,7 @@ def _context(inp: TurnInput) -> tuple[ExecContext, dict]:
         permissions=inp.permissions,
         todos=inp.todos,
         hooks=inp.hooks,
+        delegate=inp.delegate,
     )
     runtime = {"actor": inp.actor, "lang": inp.lang, "channel": "web", "now": now().isoformat(timespec="seconds")}
     return ctx, runtime

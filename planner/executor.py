@@ -157,10 +157,14 @@ def execute(
     for index, step in enumerate(plan.steps, 1):
         record = StepRecord(index=index, tool=step.tool, raw_args=step.args)
         records.append(record)
-        if index in prior:
-            results[index] = prior[index]
-            record.ok, record.observation = True, {"ok": True, "note": "ran before the approval"}
+        if index in prior:  # ran before the wait (or, for a subagent, is what it answered)
             uses[step.tool] += 1
+            if not prior[index].get("ok", True):
+                record.observation, record.error_class = prior[index], prior[index].get("error_class", "crashed")
+                emit(record, "failed")
+                return Execution("failed", records, results)
+            results[index] = prior[index]
+            record.ok, record.observation = True, {"ok": True, "note": "done before the wait"}
             continue
         if index > MAX_STEPS:
             record.error_class = "cap_steps"
@@ -205,6 +209,13 @@ def execute(
             record.error_class = acted.result["error_class"]
             emit(record, "blocked")
             return Execution("failed", records, results)
+        if acted.result.get("ok") and isinstance(acted.result.get("wait"), dict):
+            # The step started work that finishes elsewhere (a subagent): the plan waits for it.
+            record.ok = True
+            emit(record, "awaiting")
+            waiting = Execution("awaiting", records, results)
+            waiting.awaiting = {"step": index, "tool": step.tool, "args": args, **acted.result["wait"]}
+            return waiting
         results[index] = acted.result
         record.ok = bool(acted.result.get("ok"))
         if not record.ok:

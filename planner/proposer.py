@@ -336,6 +336,7 @@ def propose(
     workspace: Path | None = None,
     slot: str = "",
     system: Callable[[str], SystemPrompt] = lambda base: SystemPrompt(stable=base),
+    role: str = "planner",
 ) -> Proposal:
     """`system` frames the planning prompt with the workspace's instructions and memory."""
     # A small model plans better from fewer options; the pre-filter put the likeliest first.
@@ -350,7 +351,7 @@ def propose(
         temperature=0.0,
         response_format={"type": "json_object", "schema": schema} if model.supports_structured_output else None,
     )
-    result = llm.call(request, model, role="planner", ids=ids, user_id=user_id, slot=slot)
+    result = llm.call(request, model, role=role, ids=ids, user_id=user_id, slot=slot)
     if not result.ok:
         return Proposal(None, result.text, result, "the model call failed")
     try:

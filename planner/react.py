@@ -96,6 +96,7 @@ def run(
         permissions=inp.permissions,
         todos=inp.todos,
         hooks=inp.hooks,
+        delegate=inp.delegate,
     )
     by_name = {c.name: c for c in candidates}
     state = state or {}
@@ -117,7 +118,9 @@ def run(
     tools = tuple(ToolSpec(c.name, c.description, c.args_schema) for c in candidates) if native else ()
     json_format = {"type": "json_object", "schema": schema} if model.supports_structured_output and not native else None
 
-    def take(index: int, action: dict, use: ToolUseBlock | None, said: str, decided: str = "") -> TurnOutcome | None:
+    def take(
+        index: int, action: dict, use: ToolUseBlock | None, said: str, decided: str = "", arrived: dict | None = None
+    ) -> TurnOutcome | None:
         """Run one action and add it and its observation to the history; an outcome when the
         loop must stop (a cap, or an action that waits for approval)."""
         nonlocal history
@@ -135,14 +138,18 @@ def run(
                 "ok": True,
                 "note": f"you already have this data at step {seen[signature]}; give the final answer",
             }
+        elif arrived is not None:  # the subagent this action started has answered
+            uses[executor.name] += 1
+            observation = arrived
         else:
             acted = act(executor, args, ctx=ctx, index=index, request_text=inp.text, decision=decided)
-            if acted.awaiting:
-                sink.on_step({**event, "status": "awaiting", "error_class": "awaiting_approval"})
+            wait = acted.result.get("wait") if acted.result.get("ok") else None
+            if acted.awaiting or isinstance(wait, dict):
+                sink.on_step({**event, "status": "awaiting", "error_class": None if wait else "awaiting_approval"})
                 return _awaiting(outcome("awaiting", ""), inp, index, action, use, said, {
                     "history": [m.to_dict() for m in history], "steps": steps, "uses": dict(uses), "seen": seen,
                     "last_action": last_action, "repeats": repeats, "candidates": list(by_name),
-                })  # fmt: skip
+                }, wait)  # fmt: skip
             uses[executor.name] += 1
             observation = acted.observation
             if acted.result.get("ok"):
@@ -172,12 +179,13 @@ def run(
     if state.get("action") is not None:  # the action that waited: the person's answer decides it
         use = ToolUseBlock(**state["use"]) if state.get("use") else None
         decided = "deny" if state.get("decision") == "deny" else "allow"
-        stopped = take(state["index"], state["action"], use, state.get("said", ""), decided)
+        stopped = take(state["index"], state["action"], use, state.get("said", ""), decided, state.get("result"))
         if stopped is not None:
             return stopped
         first = state["index"] + 1
-    for index in range(first, MAX_STEPS + 2):
-        if index > MAX_STEPS:
+    limit = min(MAX_STEPS, inp.max_steps or MAX_STEPS)
+    for index in range(first, limit + 2):
+        if index > limit:
             return outcome("cap_steps", "I stopped: the turn hit the cap_steps limit.")
         request = ChatRequest(
             model=model.api_model,
@@ -189,7 +197,7 @@ def run(
             temperature=0.0,
             response_format=json_format,
         )
-        result = llm.call(request, model, role="planner", ids=ids, user_id=inp.user_id, slot=decision.slot)
+        result = llm.call(request, model, role=inp.role, ids=ids, user_id=inp.user_id, slot=decision.slot)
         tally.add(result)
         if result.error is not None:
             return outcome("error", llm.user_facing(result.error), str(result.error))
@@ -215,10 +223,13 @@ def run(
     return outcome("cap_steps", "I stopped: the turn hit the cap_steps limit.")
 
 
-def _awaiting(base: TurnOutcome, inp: TurnInput, index: int, action: dict, use, said: str, loop: dict) -> TurnOutcome:
-    """The loop stops before an action that needs approval; `pending` holds all it needs to go on."""
+def _awaiting(
+    base: TurnOutcome, inp: TurnInput, index: int, action: dict, use, said: str, loop: dict, wait: dict | None = None
+) -> TurnOutcome:
+    """The loop stops before an action that needs approval, or after one that started a subagent;
+    `pending` holds all it needs to go on."""
     pending = {
-        "kind": "approval",
+        "kind": (wait or {}).get("kind", "approval"),
         "mode": "react",
         "request_id": uuid.uuid4().hex,
         "request": inp.text,
@@ -228,4 +239,9 @@ def _awaiting(base: TurnOutcome, inp: TurnInput, index: int, action: dict, use, 
         "react": {**loop, "index": index, "action": action, "said": said,
                   "use": {"id": use.id, "name": use.name, "input": use.input} if use is not None else None},
     }  # fmt: skip
-    return replace(base, text=f"Step {index} wants to run {pending['tool']}: allow it?", pending=pending)
+    if wait:
+        pending |= {"child_turn_id": wait["turn_id"], "profile": wait.get("profile", "")}
+        text = f"Step {index} handed a task to the {pending['profile']} subagent; waiting for its answer."
+    else:
+        text = f"Step {index} wants to run {pending['tool']}: allow it?"
+    return replace(base, text=text, pending=pending)

@@ -53,6 +53,12 @@ class TurnInput:
     hooks: Any = None  # executors.base.HookRunner: the workspace's pre/post tool hooks
     # /plan: only tools that change nothing are offered, and the prompt says to plan, not act.
     plan_mode: bool = False
+    # A subagent: its calls are billed as `worker`, it may use only its profile's tools and takes
+    # at most `max_steps` steps. `delegate` starts subagents (executors.base.Delegate; None: no run_task).
+    role: str = "planner"
+    allowed_tools: tuple[str, ...] | None = None
+    max_steps: int | None = None
+    delegate: Any = None
 
     def system(self, base: str) -> SystemPrompt:
         """`base` plus the workspace's instructions and skills (the cacheable, stable segment),

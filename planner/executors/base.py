@@ -74,6 +74,13 @@ class HookRunner(Protocol):
     def post_tool(self, name: str, args: dict, result: dict) -> None: ...
 
 
+class Delegate(Protocol):
+    """Starts a subagent (agents.subagents): a turn in a fresh session, on its own Celery task.
+    Returns the child turn's id; raises ExecutorError when it may not start."""
+
+    def start(self, profile: str, task: str) -> str: ...
+
+
 class Permissions(Protocol):
     """Whether a step needs a person's approval before it runs (agents.permissions): sensitive
     tools do, unless the session is in YOLO mode or a standing grant covers the tool."""
@@ -94,6 +101,7 @@ class ExecContext:
     permissions: Permissions | None = None  # None: nothing asks (planner tests, benches)
     todos: TodoStore | None = None
     hooks: HookRunner | None = None
+    delegate: Delegate | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     def path(self, user_path: str) -> Path:

@@ -21,6 +21,7 @@ BUILTINS = {
     "memory_consolidate",
     "skill_load",
     "todo_update",
+    "run_task",
 }
 
 
