@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from agents.models import ChatSession, Message, Turn, Workspace
+from agents.models import ChatSession, Message, RecurringTask, Turn, Workspace
 
 
 class TurnInline(admin.TabularInline):
@@ -51,3 +51,11 @@ class TurnAdmin(admin.ModelAdmin):
     list_filter = ("status", "final_kind", "layer")
     readonly_fields = [f.name for f in Turn._meta.fields]
     inlines = [MessageInline]
+
+
+@admin.register(RecurringTask)
+class RecurringTaskAdmin(admin.ModelAdmin):
+    list_display = ("name", "owner", "schedule_text", "runs_done", "times", "enabled", "status", "last_run_at")
+    list_filter = ("status", "enabled")
+    search_fields = ("name", "prompt", "owner__username")
+    readonly_fields = ("runs_done", "last_run_at", "periodic", "created_at")

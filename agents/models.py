@@ -153,3 +153,46 @@ class WorkspaceMemory(models.Model):
 
     def __str__(self) -> str:
         return f"{self.workspace} {self.get_kind_display()}"
+
+
+class RecurringTask(models.Model):
+    """A prompt that runs on a schedule (agents/recurring.py); beat fires it through `periodic`."""
+
+    class Status(models.TextChoices):
+        ACTIVE = "active"
+        DONE = "done"  # ran its `times`
+        CANCELLED = "cancelled"
+
+    id = models.UUIDField(primary_key=True, default=new_id, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="recurring_tasks")
+    session = models.ForeignKey(ChatSession, on_delete=models.CASCADE, related_name="recurring_tasks")
+    name = models.CharField(max_length=100)
+    prompt = models.TextField()
+    schedule_text = models.CharField(max_length=200)
+    times = models.PositiveIntegerField(null=True, blank=True, help_text="Runs before it ends; empty: forever.")
+    runs_done = models.PositiveIntegerField(default=0)
+    grace_window_minutes = models.PositiveIntegerField(default=30)
+    enabled = models.BooleanField(default=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    periodic = models.OneToOneField(
+        "django_celery_beat.PeriodicTask", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    last_run_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class RecurringRun(models.Model):
+    """One firing of a recurring task (append-only): the turn it started, or why it did not."""
+
+    id = models.UUIDField(primary_key=True, default=new_id, editable=False)
+    task = models.ForeignKey(RecurringTask, on_delete=models.CASCADE, related_name="runs")
+    turn = models.ForeignKey(Turn, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    ran_at = models.DateTimeField(auto_now_add=True)
+    status = models.CharField(max_length=16)  # started | skipped
+    note = models.CharField(max_length=200, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.task} at {self.ran_at:%Y-%m-%d %H:%M}: {self.status}"

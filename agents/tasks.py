@@ -16,6 +16,7 @@ from agents.hooks import Blocked, Hooks
 from agents.memory import Memory
 from agents.permissions import SessionPermissions
 from agents.push import DeltaBatcher, pusher
+from agents.recurring import Recurring
 from agents.selectors import turn_history
 from agents.todos import SessionTodos
 from core import trace
@@ -92,6 +93,7 @@ def run_turn(turn_id: str) -> None:
         allowed_tools=subagent.tools if subagent else None,
         max_steps=subagent.max_turns if subagent else None,
         delegate=subagents.Delegate(turn, root),
+        recurring=None if subagent else Recurring(session),
         skills=dotfiles.Skills(root),
         permissions=SessionPermissions(turn.session),
         todos=SessionTodos(turn.session),
@@ -147,3 +149,16 @@ def _prompt_hooks(hooks: Hooks, turn, text: str) -> str | None:
     except Blocked as exc:
         return f"A hook of this workspace blocked your message: {exc}"
     return None
+
+
+@shared_task(name="agents.tasks.run_recurring")
+def run_recurring(task_id: str) -> str:
+    """Beat fires a recurring task (its PeriodicTask's message expires after the task's grace
+    window, so a run that could not start in time is skipped, not made up later)."""
+    from agents import recurring
+    from agents.models import RecurringTask
+
+    task = RecurringTask.objects.filter(pk=task_id).first()
+    if task is None:
+        return "gone"
+    return recurring.fire(task).status

@@ -34,6 +34,7 @@ VERB_CATEGORY = {
     "compute": "F", "format": "F", "summarize": "F", "extract": "F",
     "write": "A", "run": "A", "send": "A", "delete": "A", "move": "A", "create": "A",
     "final": "T", "memory": "A", "skill": "E", "todo": "A",
+    "schedule": "A", "cancel": "A", "show": "E", "toggle": "A", "history": "E",
 }  # fmt: skip
 CAPABILITIES = {"fs:read", "fs:write", "net:http", "code:exec", "memory:write"}
 REQUIRED = ("name", "category", "description", "affinity", "outputs", "capabilities", "args_schema", "digest")

@@ -289,6 +289,7 @@ def _context(inp: TurnInput) -> tuple[ExecContext, dict]:
         todos=inp.todos,
         hooks=inp.hooks,
         delegate=inp.delegate,
+        recurring=inp.recurring,
     )
     runtime = {"actor": inp.actor, "lang": inp.lang, "channel": "web", "now": now().isoformat(timespec="seconds")}
     return ctx, runtime

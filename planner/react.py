@@ -97,6 +97,7 @@ def run(
         todos=inp.todos,
         hooks=inp.hooks,
         delegate=inp.delegate,
+        recurring=inp.recurring,
     )
     by_name = {c.name: c for c in candidates}
     state = state or {}

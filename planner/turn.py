@@ -59,6 +59,7 @@ class TurnInput:
     allowed_tools: tuple[str, ...] | None = None
     max_steps: int | None = None
     delegate: Any = None
+    recurring: Any = None  # executors.base.RecurringStore, for the *_recurring tools
 
     def system(self, base: str) -> SystemPrompt:
         """`base` plus the workspace's instructions and skills (the cacheable, stable segment),

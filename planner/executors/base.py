@@ -81,6 +81,24 @@ class Delegate(Protocol):
     def start(self, profile: str, task: str) -> str: ...
 
 
+class RecurringStore(Protocol):
+    """The user's recurring tasks (agents.recurring.Recurring); each method returns a result."""
+
+    def schedule(self, name: str, prompt: str, schedule: str, times: int | None, grace: int) -> dict: ...
+
+    def cancel(self, name: str) -> dict: ...
+
+    def list(self) -> dict: ...
+
+    def show(self, name: str) -> dict: ...
+
+    def toggle(self, name: str, enabled: bool) -> dict: ...
+
+    def history(self, name: str) -> dict: ...
+
+    def run_now(self, name: str) -> dict: ...
+
+
 class Permissions(Protocol):
     """Whether a step needs a person's approval before it runs (agents.permissions): sensitive
     tools do, unless the session is in YOLO mode or a standing grant covers the tool."""
@@ -102,6 +120,7 @@ class ExecContext:
     todos: TodoStore | None = None
     hooks: HookRunner | None = None
     delegate: Delegate | None = None
+    recurring: RecurringStore | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     def path(self, user_path: str) -> Path:

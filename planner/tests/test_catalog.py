@@ -22,6 +22,13 @@ BUILTINS = {
     "skill_load",
     "todo_update",
     "run_task",
+    "schedule_recurring",
+    "cancel_recurring",
+    "list_recurring",
+    "show_recurring",
+    "toggle_recurring",
+    "history_recurring",
+    "run_now_recurring",
 }
 
 
