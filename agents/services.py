@@ -132,9 +132,12 @@ def _asks(turn: Turn) -> bool:
 
 
 @transaction.atomic
-def turn_submit(*, session: ChatSession, text: str, model: str = "", answers: Turn | None = None) -> Turn:
+def turn_submit(
+    *, session: ChatSession, text: str, model: str = "", answers: Turn | None = None, enqueue: bool = True
+) -> Turn:
     """Store the turn and the user's message; the worker is enqueued only once both committed.
-    A message that answers a waiting turn resumes it: no worker was held while it waited."""
+    A message that answers a waiting turn resumes it: no worker was held while it waited.
+    `enqueue=False`: the caller runs the turn itself (the terminal client)."""
     from agents.tasks import run_turn
 
     text = (text or "").strip()
@@ -155,7 +158,8 @@ def turn_submit(*, session: ChatSession, text: str, model: str = "", answers: Tu
         session.title = text[:60]
         fields.append("title")
     session.save(update_fields=fields)
-    transaction.on_commit(lambda: run_turn.delay(str(turn.id)))
+    if enqueue:
+        transaction.on_commit(lambda: run_turn.delay(str(turn.id)))
     return turn
 
 
@@ -277,7 +281,7 @@ DECISIONS = ("allow", "deny", "always")
 
 
 @transaction.atomic
-def turn_decide(*, session: ChatSession, request_id: str, decision: str) -> Turn:
+def turn_decide(*, session: ChatSession, request_id: str, decision: str, enqueue: bool = True) -> Turn:
     """A person's answer to an approval request. The turn goes back on the queue and resumes
     where it stopped; "always" also grants the tool for the rest of this session."""
     from agents.tasks import run_turn
@@ -299,7 +303,8 @@ def turn_decide(*, session: ChatSession, request_id: str, decision: str) -> Turn
     turn.pending = {**turn.pending, "decision": decision}
     turn.status = Turn.Status.QUEUED
     turn.save(update_fields=["pending", "status"])
-    transaction.on_commit(lambda: run_turn.delay(str(turn.id)))
+    if enqueue:
+        transaction.on_commit(lambda: run_turn.delay(str(turn.id)))
     return turn
 
 
