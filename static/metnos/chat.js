@@ -61,12 +61,13 @@
     meta.textContent = parts.filter(Boolean).join(" · ");
     if (MEMORY_LAYERS.has(t.layer)) meta.textContent = `served from memory · ${meta.textContent}`;
     if (t.final_kind === "error") el.classList.add("error");
-    feedbackBar(el, t.id || t.turn_id, t.feedback || "");
+    if (t.final_kind !== "awaiting") feedbackBar(el, t.id || t.turn_id, t.feedback || "");
   }
   // 👍 / 👎 / "wrong plan" under each answer. A 👎 on an answer served from memory stops that
   // plan from being served again; a success with no feedback counts as a weak positive.
   const MEMORY_LAYERS = new Set(["fastpath", "autopath"]);
-  const FEEDBACK = [["up", "👍", "Good answer"], ["down", "👎", "Bad answer"], ["wrong_plan", "wrong plan", "The plan was wrong"]];
+  // Words as well as the thumbs: a system without an emoji font still shows what each button means.
+  const FEEDBACK = [["up", "👍 good", "Good answer"], ["down", "👎 bad", "Bad answer"], ["wrong_plan", "wrong plan", "The plan was wrong"]];
   function feedbackBar(el, turnId, chosen) {
     if (!turnId || el.querySelector(".feedback")) return;
     const bar = document.createElement("div");

@@ -1,0 +1,124 @@
+"""The chat in a real browser (Debian's Chromium, driven by Playwright) against the live platform:
+log in, create a session, watch an answer stream, use /model, @alias and /cost, allow and deny a
+tool call (reloading the page while one waits), see the task list, export the session. Screenshots
+go to docs/img/chat-*.png."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from agents import services
+from planner import seeds
+from planner.catalog import catalog
+from tests.live import ROOT
+
+pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+SHOTS = ROOT / "docs" / "img"
+TODO_SEED = """
+- request: plan the release tasks
+  plan:
+    steps:
+      - tool: todo_update
+        args:
+          items:
+            - {text: "write the changelog", status: done}
+            - {text: "tag the release", status: in_progress}
+            - {text: "announce it", status: pending}
+    final_message: "Release tasks: ${step1.done} of ${step1.count} done."
+"""
+
+
+@pytest.fixture
+def alice(tmp_path):
+    user = get_user_model().objects.create_user(username="alice", password="a-long-test-password")
+    seeds.load(catalog())
+    extra = tmp_path / "seeds.yaml"
+    extra.write_text(TODO_SEED)
+    seeds.load(catalog(), extra)
+    return user
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (make test installs it as root)")
+def test_a_person_chats_in_the_browser(live_stack, alice, monkeypatch):
+    from playwright.sync_api import expect, sync_playwright
+
+    # Playwright's sync API keeps an event loop in this thread; the ORM calls below are plain
+    # blocking calls between browser steps.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    folder = services.workspace_path(services.workspace_default(user=alice))
+    frames: list[dict] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-dev-shm-usage"])
+        page = browser.new_page(viewport={"width": 1280, "height": 820}, accept_downloads=True)
+        page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(json.loads(f))))
+        page.set_default_timeout(120_000)
+        expect.set_options(timeout=120_000)  # turns on the 135M model take seconds on 2 cores
+
+        # 1. Log in. 2. Create a session.
+        page.goto(f"{live_stack.http}/accounts/login/")
+        page.fill("input[name=username]", "alice")
+        page.fill("input[name=password]", "a-long-test-password")
+        page.click("button[type=submit], input[type=submit]")
+        page.click("#new-session")
+        page.wait_for_url("**/s/*/")
+        expect(page.locator("#message")).to_be_enabled()
+
+        def send(text: str) -> None:
+            page.fill("#message", text)
+            page.press("#message", "Enter")
+
+        answers = page.locator(".msg.assistant:not(.command) .meta")
+
+        # 3. A message, answered by the local model, streamed in delta frames.
+        send("Say hello in one short sentence.")
+        expect(answers).to_have_count(1)
+        assert any(f.get("type") == "delta" for f in frames), "the answer streamed"
+        assert page.locator(".msg.assistant .body").first.inner_text().strip()
+        page.screenshot(path=str(SHOTS / "chat-stream.png"))
+
+        # 4. /model, @alias, /cost.
+        send("/model local-fast")
+        expect(page.locator(".msg.command").last).to_contain_text("Pinned local-fast")
+        send("@local-wise Say hi.")
+        expect(answers).to_have_count(2)
+        assert any(f.get("type") == "turn.completed" and (f.get("route") or {}).get("winner") == "local-wise"
+                   for f in frames), "the alias routed that one message"  # fmt: skip
+        send("/cost")
+        expect(page.locator(".msg.command").last).to_contain_text("This session: $0")
+
+        # 5. Allow a tool call.
+        send("save the text 'buy milk' to todo.txt")
+        dialog = page.locator(".approval")
+        expect(dialog).to_contain_text("write_files")
+        page.screenshot(path=str(SHOTS / "chat-approval.png"))
+        assert not (folder / "todo.txt").exists()
+        dialog.locator("button[data-decision=allow]").click()
+        expect(page.locator(".msg.assistant .body").last).to_contain_text("Saved to todo.txt")
+        assert (folder / "todo.txt").read_text() == "buy milk"
+
+        # 6. Reload while a call waits; the dialog comes back; deny it.
+        send("append 'eggs' to todo.txt")
+        expect(page.locator(".approval")).to_have_count(1)
+        page.reload()
+        expect(page.locator(".approval")).to_contain_text("write_files")
+        page.locator(".approval button[data-decision=deny]").click()
+        expect(page.locator(".msg.assistant .body").last).to_contain_text("You denied write_files")
+        assert (folder / "todo.txt").read_text() == "buy milk", "a denied write changes nothing"
+
+        # 7. The task list beside the chat.
+        send("plan the release tasks")
+        expect(page.locator("#todo-list li")).to_have_count(3)
+        expect(page.locator("#todo-list li.in_progress")).to_have_text("tag the release")
+        page.screenshot(path=str(SHOTS / "chat-todos.png"))
+
+        # 8. Export the session.
+        with page.expect_download() as download:
+            page.click("#export-session")
+        exported = Path(download.value.path()).read_text()
+        assert "save the text 'buy milk' to todo.txt" in exported and "Saved to todo.txt" in exported
+        browser.close()
