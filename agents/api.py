@@ -15,6 +15,7 @@ from agents.selectors import (
     turn_trace,
     workspace_for_user,
     workspace_list,
+    workspace_usable_by,
 )
 from billing.cost import format_usd
 
@@ -36,6 +37,22 @@ class WorkspaceOut(Schema):
     name: str
     mode: str
     created_at: datetime
+    access: str = "owner"  # owner | write | read
+
+
+class MemberIn(Schema):
+    username: str
+    access: str = "read"
+
+
+class MemberOut(Schema):
+    username: str
+    access: str
+    added_at: datetime
+
+    @staticmethod
+    def resolve_username(obj) -> str:
+        return obj.user.get_username()
 
 
 class SessionIn(Schema):
@@ -121,13 +138,40 @@ def update_workspace(request, workspace_id: str, payload: WorkspacePatch):
     return services.workspace_update(workspace=workspace, name=payload.name, mode=payload.mode)
 
 
+@router.get("/workspaces/{workspace_id}/members", response=list[MemberOut], tags=["workspaces"])
+def list_members(request, workspace_id: str):
+    """Who else may use this workspace (owner only)."""
+    workspace = workspace_for_user(workspace_id=workspace_id, user=request.user)
+    if workspace is None:
+        raise Http404
+    return workspace.members.select_related("user").order_by("added_at")
+
+
+@router.post("/workspaces/{workspace_id}/members", response={201: MemberOut}, tags=["workspaces"])
+def add_member(request, workspace_id: str, payload: MemberIn):
+    """Let someone use this workspace: `read` (their turns only read and compute) or `write`."""
+    workspace = workspace_for_user(workspace_id=workspace_id, user=request.user)
+    if workspace is None:
+        raise Http404
+    return Status(201, services.member_set(workspace=workspace, username=payload.username, access=payload.access))
+
+
+@router.delete("/workspaces/{workspace_id}/members/{username}", response={204: None}, tags=["workspaces"])
+def remove_member(request, workspace_id: str, username: str):
+    workspace = workspace_for_user(workspace_id=workspace_id, user=request.user)
+    if workspace is None or not services.member_remove(workspace=workspace, username=username):
+        raise Http404
+    return Status(204, None)
+
+
 @router.post("/sessions", response={201: SessionOut})
 def create_session(request, payload: SessionIn):
     workspace = None
     if payload.workspace_id is not None:
-        workspace = workspace_for_user(workspace_id=payload.workspace_id, user=request.user)
-        if workspace is None:
+        usable = workspace_usable_by(workspace_id=payload.workspace_id, user=request.user)
+        if usable is None:
             raise Http404
+        workspace = usable[0]
     return Status(201, services.session_create(owner=request.user, title=payload.title, workspace=workspace))
 
 

@@ -27,6 +27,26 @@ class Workspace(models.Model):
         return self.name
 
 
+class WorkspaceMember(models.Model):
+    """Someone the owner let into a workspace: `read` (their turns may only read and compute there)
+    or `write` (every tool, approvals as usual). Each person's sessions stay their own."""
+
+    class Access(models.TextChoices):
+        READ = "read"
+        WRITE = "write"
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="members")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="workspace_memberships")
+    access = models.CharField(max_length=8, choices=Access.choices, default=Access.READ)
+    added_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["workspace", "user"], name="one_membership_per_user")]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.workspace} ({self.access})"
+
+
 class ChatSession(models.Model):
     id = models.UUIDField(primary_key=True, default=new_id, editable=False)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="chat_sessions")

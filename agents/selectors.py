@@ -6,7 +6,7 @@ import uuid
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Prefetch, Q, QuerySet
 
-from agents.models import ChatSession, Message, Turn, Workspace
+from agents.models import ChatSession, Message, Turn, Workspace, WorkspaceMember
 from core.ir import Message as IRMessage
 
 
@@ -33,8 +33,36 @@ def workspace_for_user(*, workspace_id, user: AbstractBaseUser) -> Workspace | N
     return Workspace.objects.filter(id=workspace_id, owner=user).first()
 
 
-def workspace_list(*, user: AbstractBaseUser) -> QuerySet[Workspace]:
-    return Workspace.objects.filter(owner=user).order_by("created_at")
+def workspace_access(*, workspace: Workspace, user: AbstractBaseUser) -> str | None:
+    """owner | write | read for that user, or None when it is not theirs to use."""
+    if not user.is_authenticated:
+        return None
+    if workspace.owner_id == user.pk:
+        return "owner"
+    return WorkspaceMember.objects.filter(workspace=workspace, user=user).values_list("access", flat=True).first()
+
+
+def workspace_usable_by(*, workspace_id, user: AbstractBaseUser) -> tuple[Workspace, str] | None:
+    """A workspace the user owns or is a member of, with their access; else None (a 404)."""
+    try:
+        workspace_id = uuid.UUID(str(workspace_id))
+    except ValueError:
+        return None
+    workspace = Workspace.objects.filter(id=workspace_id).first()
+    access = workspace and workspace_access(workspace=workspace, user=user)
+    return (workspace, access) if access else None
+
+
+def workspace_list(*, user: AbstractBaseUser) -> list[Workspace]:
+    """Owned workspaces, then those the user is a member of; each with `.access`."""
+    owned = list(Workspace.objects.filter(owner=user).order_by("created_at"))
+    for w in owned:
+        w.access = "owner"
+    shared = []
+    for m in WorkspaceMember.objects.filter(user=user).select_related("workspace").order_by("added_at"):
+        m.workspace.access = m.access
+        shared.append(m.workspace)
+    return owned + shared
 
 
 def session_list(*, user: AbstractBaseUser, query: str = "", workspace_id=None) -> QuerySet[ChatSession]:

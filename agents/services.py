@@ -11,7 +11,7 @@ from django.db import transaction
 from django.db.models import Q
 
 from agents import frames
-from agents.models import ChatSession, Message, Turn, Workspace
+from agents.models import ChatSession, Message, Turn, Workspace, WorkspaceMember
 from agents.push import pusher
 from core.clock import new_id, now
 from core.ir import Message as IRMessage
@@ -73,6 +73,26 @@ def workspace_update(*, workspace: Workspace, name: str | None = None, mode: str
     return workspace
 
 
+def member_set(*, workspace: Workspace, username: str, access: str) -> WorkspaceMember:
+    """Add someone to a workspace, or change their access (read | write)."""
+    from django.contrib.auth import get_user_model
+
+    if access not in WorkspaceMember.Access.values:
+        raise InvalidInput(f"access must be one of {', '.join(WorkspaceMember.Access.values)}")
+    user = get_user_model().objects.filter(username=username).first()
+    if user is None:
+        raise InvalidInput(f"no user {username!r}")
+    if user.pk == workspace.owner_id:
+        raise InvalidInput("the owner already has every access")
+    member, _ = WorkspaceMember.objects.update_or_create(workspace=workspace, user=user, defaults={"access": access})
+    return member
+
+
+def member_remove(*, workspace: Workspace, username: str) -> bool:
+    deleted, _ = WorkspaceMember.objects.filter(workspace=workspace, user__username=username).delete()
+    return bool(deleted)
+
+
 def workspace_path(workspace: Workspace) -> Path:
     """The folder a workspace's turns act in (made on first use)."""
     path = Path(settings.METNOS_WORKSPACES_ROOT) / workspace.directory
@@ -82,7 +102,11 @@ def workspace_path(workspace: Workspace) -> Path:
 
 @transaction.atomic
 def session_create(*, owner: AbstractBaseUser, title: str = "", workspace: Workspace | None = None) -> ChatSession:
-    if workspace is not None and workspace.owner_id != owner.pk:
+    """A session of `owner`'s, in a workspace they own or are a member of (their own default one
+    when none is named). The session stays private to its owner, whoever else shares the folder."""
+    from agents.selectors import workspace_access
+
+    if workspace is not None and workspace_access(workspace=workspace, user=owner) is None:
         raise InvalidInput("no such workspace")
     workspace = workspace or workspace_default(user=owner)
     return ChatSession.objects.create(owner=owner, title=title.strip()[:200], workspace=workspace)

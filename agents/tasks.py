@@ -17,7 +17,7 @@ from agents.memory import Memory
 from agents.permissions import SessionPermissions
 from agents.push import DeltaBatcher, pusher
 from agents.recurring import Recurring
-from agents.selectors import turn_history
+from agents.selectors import turn_history, workspace_access
 from agents.todos import SessionTodos
 from core import trace
 from core.clock import monotonic_ms
@@ -55,6 +55,7 @@ def run_turn(turn_id: str) -> None:
     workspace = services.session_workspace(turn.session)
     root = services.workspace_path(workspace)
     session = turn.session
+    access = workspace_access(workspace=workspace, user=session.owner)
     subagent = subagents.profile(root, session.profile) if session.parent_turn_id else None
     # A subagent has no memory: it can neither read nor write its parent's.
     memory = None if subagent else Memory(workspace, root, session_id=str(turn.session_id), turn_id=str(turn.id))
@@ -90,6 +91,7 @@ def run_turn(turn_id: str) -> None:
         memory_text=memory.prompt_segment() if memory else "",
         memory=memory,
         role="worker" if subagent else "planner",
+        read_only=access == "read",
         allowed_tools=subagent.tools if subagent else None,
         max_steps=subagent.max_turns if subagent else None,
         delegate=subagents.Delegate(turn, root),
@@ -104,7 +106,10 @@ def run_turn(turn_id: str) -> None:
         services.turn_note_retry(turn=turn, text=user_message)
     try:
         with trace.batch():
-            blocked = None if approved else _prompt_hooks(hooks, turn, user_message)
+            if access is None:  # a member the owner has since removed
+                blocked = "You no longer have access to this session's workspace; its owner removed you."
+            else:
+                blocked = None if approved else _prompt_hooks(hooks, turn, user_message)
             if blocked is not None:
                 outcome = TurnOutcome(final_kind="error", text=blocked, layer="", error="blocked by a hook")
             else:

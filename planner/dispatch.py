@@ -95,7 +95,13 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
 
     intent = extract(inp.text)
     probe = memory.probe(inp.text, inp.workspace_path, inp.user_id)
-    use_memory = settings.METNOS_PLAN_MEMORY and inp.mode == "engine" and not inp.model and not inp.plan_mode
+    use_memory = (
+        settings.METNOS_PLAN_MEMORY
+        and inp.mode == "engine"
+        and not inp.model
+        and not inp.plan_mode
+        and not inp.read_only
+    )
     failed_recall = None
     if use_memory:
         recall, served = _from_memory(inp, probe, cat, sink, ids)
@@ -116,6 +122,8 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
     candidates = [cat.executors[c.name] for c in ranked if c.name in cat.executors] if tool_request else []
     if inp.plan_mode:  # planning changes nothing: tools that write, run or send are not offered
         candidates = [c for c in candidates if not CHANGES.intersection(c.capabilities)]
+    if inp.read_only:  # a member with read access: tools that read or compute only
+        candidates = [c for c in candidates if c.category in ("E", "F")]
     if inp.allowed_tools is not None:  # a subagent's profile
         candidates = [c for c in candidates if c.name in inp.allowed_tools]
     if inp.delegate is None:
