@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
@@ -52,6 +52,7 @@ class Reply:
     text: str = ""
     turn_text: str = ""
     model: str = ""
+    options: dict = field(default_factory=dict)  # the turn's allowed_tools / fork
 
 
 def run(session: ChatSession, text: str) -> Reply:
@@ -81,7 +82,12 @@ def run(session: ChatSession, text: str) -> Reply:
         command = custom[name]
         if command.argument_hint and not rest:
             return Reply(text=f"Usage: {name} {command.argument_hint}")
-        return Reply(turn_text=command.expand(rest), model=command.model)
+        options = {}
+        if command.allowed_tools:
+            options["allowed_tools"] = list(command.allowed_tools)
+        if command.fork:
+            options["fork"] = "main"
+        return Reply(turn_text=command.expand(rest), model=command.model, options=options)
     broken = next((i for i in invalid if i.path.endswith(f"/{name[1:]}.md")), None)
     if broken:
         return Reply(text=f"{name} cannot run: {broken.error}")

@@ -63,7 +63,7 @@ class SessionConsumer(AsyncWebsocketConsumer):
         await getattr(self, f"on_{data['type']}")(data)
 
     async def on_message(self, data: dict, answers: Turn | None = None) -> None:
-        text, model = data.get("text"), data.get("model") or ""
+        text, model, options = data.get("text"), data.get("model") or "", {}
         if not isinstance(text, str) or not isinstance(model, str):
             await self.send_json(frames.error("`text` (and `model`, when given) must be strings"))
             return
@@ -73,6 +73,7 @@ class SessionConsumer(AsyncWebsocketConsumer):
                 await self.send_json({"type": "command.result", "command": text.strip().split()[0], "text": reply.text})
                 return
             text, model = reply.turn_text, model or reply.model  # a custom command: its body is the turn
+            options = reply.options
         elif text.lstrip().startswith("@"):
             try:
                 model, text = await database_sync_to_async(commands.split_alias)(text)
@@ -81,7 +82,7 @@ class SessionConsumer(AsyncWebsocketConsumer):
                 return
         try:
             turn = await database_sync_to_async(services.turn_submit)(
-                session=self.session, text=text, model=model, answers=answers
+                session=self.session, text=text, model=model, answers=answers, options=options
             )
         except services.InvalidInput as exc:
             await self.send_json(frames.error(str(exc)))

@@ -90,6 +90,9 @@ class Turn(models.Model):
     final_kind = models.CharField(max_length=32, blank=True)
     layer = models.CharField(max_length=32, blank=True)
     requested_model = models.CharField(max_length=200, blank=True)
+    # From a custom command's frontmatter: {"allowed_tools": [...]} limits the turn's tools;
+    # {"fork": PROFILE} runs the whole turn in a subagent.
+    options = models.JSONField(default=dict, blank=True)
     route = models.JSONField(default=dict, blank=True)
     input_tokens = models.PositiveIntegerField(default=0)
     output_tokens = models.PositiveIntegerField(default=0)

@@ -157,7 +157,13 @@ def _asks(turn: Turn) -> bool:
 
 @transaction.atomic
 def turn_submit(
-    *, session: ChatSession, text: str, model: str = "", answers: Turn | None = None, enqueue: bool = True
+    *,
+    session: ChatSession,
+    text: str,
+    model: str = "",
+    answers: Turn | None = None,
+    enqueue: bool = True,
+    options: dict | None = None,
 ) -> Turn:
     """Store the turn and the user's message; the worker is enqueued only once both committed.
     A message that answers a waiting turn resumes it: no worker was held while it waited.
@@ -169,7 +175,9 @@ def turn_submit(
         raise InvalidInput("message text is empty")
     if len(text) > MAX_MESSAGE_CHARS:
         raise InvalidInput(f"message is longer than {MAX_MESSAGE_CHARS} characters")
-    turn = Turn.objects.create(session=session, requested_model=model, answers=_waiting_turn(session, answers))
+    turn = Turn.objects.create(
+        session=session, requested_model=model, answers=_waiting_turn(session, answers), options=options or {}
+    )
     Message.objects.create(
         session=session,
         turn=turn,

@@ -92,7 +92,7 @@ def run_turn(turn_id: str) -> None:
         memory=memory,
         role="worker" if subagent else "planner",
         read_only=access == "read",
-        allowed_tools=subagent.tools if subagent else None,
+        allowed_tools=subagent.tools if subagent else turn.options.get("allowed_tools"),
         max_steps=subagent.max_turns if subagent else None,
         delegate=subagents.Delegate(turn, root),
         recurring=None if subagent else Recurring(session),
@@ -112,6 +112,8 @@ def run_turn(turn_id: str) -> None:
                 blocked = None if approved else _prompt_hooks(hooks, turn, user_message)
             if blocked is not None:
                 outcome = TurnOutcome(final_kind="error", text=blocked, layer="", error="blocked by a hook")
+            elif turn.options.get("fork") and not approved:
+                outcome = dispatch.run_forked(inp, turn.options["fork"], Sink(on_delta=on_delta, on_step=on_step))
             else:
                 outcome = dispatch.run_turn(inp, Sink(on_delta=on_delta, on_step=on_step))
     except Exception as exc:

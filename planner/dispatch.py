@@ -20,6 +20,7 @@ from planner import autopath, direct, engine, fastpath, llm, memory, react
 from planner import params as P
 from planner.catalog import Catalog, catalog
 from planner.intent import ask_model, extract
+from planner.plan import parse
 from planner.prefilter import Prefilter
 from planner.route import ExplicitModelUnavailable, decide_for_turn
 from planner.turn import CHANGES, Sink, TurnInput, TurnOutcome
@@ -179,6 +180,19 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
         workspace=inp.workspace,
     )
     return _finish(outcome, started, ids, inp, probe)
+
+
+def run_forked(inp: TurnInput, profile: str, sink: Sink | None = None) -> TurnOutcome:
+    """A custom command with `context: fork`: the whole request goes to a subagent, and its
+    answer is this turn's (a one-step plan, run_task, with no model call here)."""
+    sink = sink or Sink()
+    started = monotonic_ms()
+    ids = {"session_id": inp.session_id, "turn_id": inp.turn_id}
+    bus.emit("turn.started", {"user_id": inp.user_id, "mode": inp.mode, "forked": profile}, **ids)
+    plan = parse({"steps": [{"tool": "run_task", "args": {"profile": profile, "task": inp.text}}],
+                  "final_message": "${step1.text}"})  # fmt: skip
+    outcome = engine.run_remembered(inp, plan=plan, layer="fork", catalog=catalog(), sink=sink, ids=ids)
+    return _finish(outcome, started, ids, inp)
 
 
 def _after_approval(inp: TurnInput, sink: Sink, started: float, ids: dict) -> TurnOutcome:

@@ -11,7 +11,18 @@ from typing import Any
 from core.ir import Message, SystemPrompt, Usage
 
 FINAL_KINDS = ("answer", "ask", "awaiting", "needs_inputs", "cap_steps", "cap_same_executor", "loop_break", "error")
-LAYERS = ("pre_fastpath", "fastpath", "autopath", "direct", "engine", "recovery", "terminator", "react", "route")
+LAYERS = (
+    "pre_fastpath",
+    "fastpath",
+    "autopath",
+    "direct",
+    "engine",
+    "recovery",
+    "terminator",
+    "react",
+    "route",
+    "fork",
+)
 MODES = ("engine", "react")
 
 

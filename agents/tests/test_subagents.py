@@ -114,3 +114,34 @@ def test_profiles_depth_and_workspace_profiles(session, root):
     started = subagents.Delegate(turn, root).start("reviewer", "review notes/a.md")
     child = Turn.objects.select_related("session").get(pk=started)
     assert child.session.title == "subagent reviewer: review notes/a.md" and child.session.depth == 1
+
+
+def test_custom_commands_can_limit_tools_or_fork_into_a_subagent(session, root, worker_tier):
+    from agents import commands
+
+    commands_dir = root / ".metnos" / "commands"
+    commands_dir.mkdir(parents=True)
+    (commands_dir / "peek.md").write_text("---\nallowed-tools: read_files\n---\nread $1 and write it to copy.md")
+    (commands_dir / "survey.md").write_text("---\ncontext: fork\n---\nfind the .md files in $1 and count them")
+
+    peek = commands.run(session, "/peek notes/a.md")
+    assert peek.options == {"allowed_tools": ["read_files"]}
+    worker_tier.replies.append(plan(("read_files", {"paths": ["notes/a.md"]})))
+    turn = services.turn_submit(session=session, text=peek.turn_text, options=peek.options)
+    run_turn(str(turn.id))
+    prompt = json.dumps(worker_tier.requests[-1]["json"]["messages"])
+    assert "- read_files(" in prompt and "- write_files(" not in prompt
+
+    survey = commands.run(session, "/survey notes")
+    assert survey.options == {"fork": "main"}
+    turn = services.turn_submit(session=session, text=survey.turn_text, options=survey.options)
+    run_turn(str(turn.id))  # no model call here: the whole request went to a subagent
+    turn.refresh_from_db()
+    assert (turn.final_kind, turn.layer, turn.model_calls) == ("awaiting", "fork", 0)
+    child = Turn.objects.get(pk=turn.pending["child_turn_id"])
+    assert child.messages.get(role="user").text == "find the .md files in notes and count them"
+    worker_tier.replies.append(plan(("find_files", {"pattern": "*.md", "path": "notes"}), final="${step1.count} files"))
+    run_turn(str(child.id))
+    run_turn(str(turn.id))
+    turn.refresh_from_db()
+    assert (turn.final_kind, turn.messages.get(role="assistant").text) == ("answer", "2 files")

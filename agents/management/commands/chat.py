@@ -104,13 +104,13 @@ class Command(BaseCommand):
             self._send(chat, text, interactive=True, ask=prompt.prompt)
 
     def _send(self, chat: ChatSession, text: str, *, interactive: bool, ask=None) -> Turn | None:
-        model = ""
+        model, options = "", {}
         if commands.is_command(text):
             reply = commands.run(chat, text)
             if not reply.turn_text:
                 self.stdout.write(reply.text)
                 return None
-            text, model = reply.turn_text, reply.model
+            text, model, options = reply.turn_text, reply.model, reply.options
         elif text.startswith("@"):
             try:
                 model, text = commands.split_alias(text)
@@ -118,7 +118,7 @@ class Command(BaseCommand):
                 self.stderr.write(str(exc))
                 return None
         try:
-            turn = services.turn_submit(session=chat, text=text, model=model, enqueue=False)
+            turn = services.turn_submit(session=chat, text=text, model=model, enqueue=False, options=options)
         except services.InvalidInput as exc:
             self.stderr.write(str(exc))
             return None
