@@ -104,7 +104,7 @@ def run(
     request): it is treated as invalid, so the proposer is asked once for another."""
     tally = Tally()
     trace: dict = {"candidates": [c.name for c in candidates], "intent": intent.__dict__, "attempts": []}
-    ctx, runtime = _context(inp)
+    ctx, runtime = context(inp)
     fill = _filler(inp, tally, ids)
     allowed = list(candidates)
     problems: list[str] = []
@@ -198,7 +198,7 @@ def run_remembered(inp: TurnInput, *, plan: Plan, layer: str, catalog: Catalog, 
     still ask the fast tier. A failed step ends as `error` here; dispatch then falls through to
     the engine, so the user still gets an answer."""
     tally = Tally()
-    ctx, runtime = _context(inp)
+    ctx, runtime = context(inp)
     execution = _execute(plan, catalog, ctx, inp, runtime, _filler(inp, tally, ids), sink, ids)
     trace = {"memory_steps": [s.to_dict() for s in execution.steps]}
     decision = None  # no model was routed to: memory answered
@@ -248,7 +248,7 @@ def resume_approval(inp: TurnInput, *, catalog: Catalog, sink: Sink, ids: dict) 
     tally = Tally()
     layer = pending.get("layer") or "engine"
     plan = parse(pending["plan"])
-    ctx, runtime = _context(inp)
+    ctx, runtime = context(inp)
     prior = {int(k): v for k, v in (pending.get("results") or {}).items()}
     decisions = {}
     if pending.get("kind") == "approval":
@@ -275,8 +275,9 @@ def resume_approval(inp: TurnInput, *, catalog: Catalog, sink: Sink, ids: dict) 
     return replace(tally.outcome("error", detail, layer, decision=None, trace=trace, error=detail), plan=plan.to_dict())
 
 
-def _context(inp: TurnInput) -> tuple[ExecContext, dict]:
-    """Where the executors act (the workspace, the turn's scratchpad) and ${RUNTIME:…} values."""
+def context(inp: TurnInput) -> tuple[ExecContext, dict]:
+    """Where the executors act (the workspace, the turn's scratchpad and the stores agents
+    supplies) and the ${RUNTIME:…} values. Both modes use it."""
     ctx = ExecContext(
         workspace=inp.workspace_path,
         turn_id=inp.turn_id,

@@ -21,11 +21,9 @@ from dataclasses import replace
 from core.ir import ChatRequest, Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock
 from planner import llm
 from planner.catalog import Executor
-from planner.engine import Tally
+from planner.engine import Tally, context
 from planner.executor import DUPLICATE_GUARDED, MAX_SAME_EXECUTOR, MAX_STEPS, act
-from planner.executors.base import ExecContext
 from planner.proposer import Mentions, describe_tools, extract_json, mentions, step_variants
-from planner.scratchpad import Scratchpad
 from planner.turn import Sink, TurnInput, TurnOutcome
 from routing.chain import RouteDecision
 
@@ -86,19 +84,7 @@ def run(
     counters come back, the awaited action runs (or is denied) and the loop goes on."""
     model = decision.model
     tally = Tally()
-    ctx = ExecContext(
-        workspace=inp.workspace_path,
-        turn_id=inp.turn_id,
-        actor=inp.actor,
-        scratchpad=Scratchpad(inp.turn_id),
-        memory=inp.memory,
-        skills=inp.skills,
-        permissions=inp.permissions,
-        todos=inp.todos,
-        hooks=inp.hooks,
-        delegate=inp.delegate,
-        recurring=inp.recurring,
-    )
+    ctx, _ = context(inp)
     by_name = {c.name: c for c in candidates}
     state = state or {}
     history: list[Message] = [Message.from_dict(m) for m in state.get("history", [])] or [
