@@ -5,9 +5,10 @@ holding a worker; when the subagent's turn ends, its final answer becomes the st
 the parent resumes. Calls are billed with role `worker`. Subagents nest at most
 METNOS_SUBAGENT_MAX_DEPTH deep.
 
-Built-in profiles: main, explore, plan, code. `.metnos/agents/<name>.md` adds or overrides one:
-frontmatter `description`, `tools` (a list, or comma-separated), `max_turns`, `model`; the body is
-extra instructions for the subagent."""
+Built-in profiles: main (every tool, the wise tier), explore, plan and code (the worker tier).
+`.metnos/agents/<name>.md` adds or overrides one: frontmatter `description`, `tools` (a list, or
+comma-separated), `max_turns`, `tier` (worker | wise | fast) or `model`; the body is extra
+instructions for the subagent."""
 
 from __future__ import annotations
 
@@ -30,12 +31,18 @@ class Profile:
     description: str
     tools: tuple[str, ...] | None  # None: every tool
     max_turns: int
-    model: str = ""  # empty: the worker tier (METNOS_WORKER_MODEL)
+    model: str = ""  # a model or alias; empty: the profile's tier
     instructions: str = ""
+    tier: str = "worker"  # worker (METNOS_WORKER_MODEL) | wise (METNOS_PROPOSER_MODEL) | fast (METNOS_FILLER_MODEL)
+
+    def model_name(self) -> str:
+        tiers = {"worker": settings.METNOS_WORKER_MODEL, "wise": settings.METNOS_PROPOSER_MODEL,
+                 "fast": settings.METNOS_FILLER_MODEL}  # fmt: skip
+        return self.model or tiers.get(self.tier, settings.METNOS_WORKER_MODEL)
 
 
 BUILTIN = {
-    "main": Profile("main", "the main agent: every tool", None, 30, instructions=""),
+    "main": Profile("main", "the main agent: every tool", None, 30, tier="wise"),
     "explore": Profile("explore", "reads and searches the workspace; changes nothing", READ, 10),
     "plan": Profile(
         "plan",
@@ -66,6 +73,9 @@ def profile(root: Path, name: str) -> Profile:
         except (TypeError, ValueError):
             raise DotfileError(rel, 2, "`max_turns` must be a number") from None
         base = BUILTIN.get(name)
+        tier = str(meta.get("tier") or (base.tier if base else "worker"))
+        if tier not in ("worker", "wise", "fast"):
+            raise DotfileError(rel, 2, "`tier` must be worker, wise or fast")
         return Profile(
             name=name,
             description=str(meta.get("description") or (base.description if base else "")),
@@ -73,6 +83,7 @@ def profile(root: Path, name: str) -> Profile:
             max_turns=max(1, min(max_turns, 30)),
             model=str(meta.get("model") or ""),
             instructions=body.strip(),
+            tier=tier,
         )
     if name not in BUILTIN:
         raise LookupError(f"no agent profile {name!r}; profiles: {', '.join(BUILTIN)} or {DOT}/agents/NAME.md")
@@ -102,7 +113,7 @@ class Delegate:
                 depth=session.depth + 1, profile=chosen.name, yolo=session.yolo, grants=session.grants,
                 title=f"subagent {chosen.name}: {task.strip()[:80]}",
             )  # fmt: skip
-            turn = services.turn_submit(session=child, text=task, model=chosen.model or settings.METNOS_WORKER_MODEL)
+            turn = services.turn_submit(session=child, text=task, model=chosen.model_name())
         return str(turn.id)
 
 

@@ -88,6 +88,8 @@ def test_a_subagent_that_fails_is_the_steps_failure(session, root, worker_tier):
 
 def test_profiles_depth_and_workspace_profiles(session, root):
     assert subagents.profile(root, "explore").tools == subagents.READ
+    assert subagents.profile(root, "explore").model_name() == "local-fast", "the worker tier"
+    assert subagents.profile(root, "main").model_name() == "local-wise", "main plans on the wise tier"
     assert "write_files" in subagents.profile(root, "code").tools
     (root / ".metnos" / "agents").mkdir(parents=True)
     (root / ".metnos" / "agents" / "reviewer.md").write_text(

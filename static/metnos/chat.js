@@ -279,10 +279,23 @@
       if (res.status === 204) location.href = "/"; else setStatus(`Could not delete: HTTP ${res.status}`);
     });
   }
+  // Workspaces: yours and those shared with you (read or write); a new session opens in the chosen one.
+  async function loadWorkspaces() {
+    const select = $("workspace-select");
+    select.replaceChildren();
+    for (const w of await api("GET", "/workspaces")) {
+      const o = document.createElement("option");
+      o.value = w.id;
+      o.textContent = w.access === "owner" ? w.name : `${w.name} (shared, ${w.access})`;
+      select.appendChild(o);
+    }
+  }
   $("new-session").addEventListener("click", async () => {
-    const s = await api("POST", "/sessions", {});
+    const workspace = $("workspace-select").value;
+    const s = await api("POST", "/sessions", workspace ? { workspace_id: workspace } : {});
     location.href = `/s/${s.id}/`;
   });
+  loadWorkspaces().catch((e) => setStatus(e.message));
   $("composer").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const text = input.value.trim();
