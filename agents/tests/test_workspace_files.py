@@ -181,6 +181,7 @@ def test_agents_md_skills_and_memory_reach_every_turns_system_prompt_read_fresh(
     assert all("release-notes: Write release notes" in s and "Name: Ada" in s for s in systems)
     blocks = upstream.requests[1]["json"]["system"]
     assert "limericks" in blocks[0]["text"] and "Name: Ada" in blocks[-1]["text"], "memory is the volatile segment"
+    assert "cache_control" in blocks[0] and "cache_control" not in blocks[-1], "after the cache breakpoint"
 
 
 # -- slash commands and @alias over the websocket ----------------------------------------------
