@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+MAX_PATH_CHARS = 4096
+
 
 class OutsideWorkspace(Exception):
     error_class = "outside_workspace"
@@ -19,6 +21,8 @@ def resolve(workspace: Path, user_path: str) -> Path:
         raise OutsideWorkspace("an empty path")
     if "\x00" in user_path:
         raise OutsideWorkspace("a path with a NUL byte")
+    if len(user_path) > MAX_PATH_CHARS or any(len(part) > 255 for part in user_path.split("/")):
+        raise OutsideWorkspace(f"a path longer than the file system allows ({len(user_path)} characters)")
     root = Path(os.path.realpath(workspace))
     raw = Path(os.path.expanduser(user_path)) if user_path.startswith("~") else Path(user_path)
     candidate = raw if raw.is_absolute() else root / raw
