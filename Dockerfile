@@ -4,7 +4,9 @@ FROM python:3.11-slim-bookworm
 ENV PYTHONUNBUFFERED=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
     # A portable llama.cpp build: the default -march=native would not run on other CPUs.
     CMAKE_ARGS="-DGGML_NATIVE=OFF"
-RUN apt-get update && apt-get install -y --no-install-recommends build-essential cmake git \
+# bubblewrap confines shell steps (run_shell); where the container may not make namespaces, they
+# run unconfined and the vaglio alone screens them.
+RUN apt-get update && apt-get install -y --no-install-recommends build-essential cmake git bubblewrap \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app

@@ -27,6 +27,19 @@ fi
 # 2. PostgreSQL with pgvector, and Redis.
 bash scripts/ensure_services.sh
 
+# 2b. bubblewrap, the sandbox of shell steps (run_shell). Without it they run unconfined, screened
+#     by the vaglio's static guard only, and setup says so.
+if ! command -v bwrap >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null 2>&1 \
+      || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; } \
+      || echo "setup: could not install bubblewrap; shell steps will run without a sandbox" >&2
+  else
+    echo "setup: bubblewrap (bwrap) is missing: shell steps run without a sandbox." \
+         "Install it with: sudo apt-get install bubblewrap" >&2
+  fi
+fi
+
 # 3. A per-machine secret key, unless the environment provides one.
 mkdir -p var
 if [ -z "${DJANGO_SECRET_KEY:-}" ] && [ ! -s var/secret_key ]; then

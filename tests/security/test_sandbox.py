@@ -109,3 +109,19 @@ def test_a_symlink_made_by_a_shell_step_does_not_let_a_later_read_out(arena):
     os.symlink(outside_root / "secret.txt", workspace / "made")  # as if an obfuscated command had made it
     read = act(catalog().get("read_files"), {"paths": ["made"]}, ctx=ctx, index=2, request_text="read made")
     assert read.result["error_class"] in ("blocked_guard", "outside_workspace") and SECRET not in repr(read.result)
+
+
+def test_a_shell_command_that_builds_an_outside_path_at_run_time_finds_nothing_there(arena):
+    from planner.executors.run_shell.run import _bwrap
+
+    if _bwrap() is None:
+        pytest.skip("bubblewrap is not installed or cannot make namespaces here: the shell runs unconfined")
+    _, workspace = arena
+    up = '"$(dirname "$PWD")"'  # the parent folder, computed by the shell: the static guard cannot see it
+    command = f'cat {up}/secret.txt; ls {up}; cat "$(printf /e)tc/passwd"; echo made > inside.txt'
+    acted = act(catalog().get("run_shell"), {"command": command}, ctx=ExecContext(workspace=workspace,
+                scratchpad=Pad()), index=1, request_text="run it")  # fmt: skip
+    assert acted.verdict.approved, "the static guard cannot see this path: the sandbox is what stops it"
+    assert acted.result["sandboxed"] and SECRET not in repr(acted.result)
+    assert "No such file" in acted.result["stderr"] and "root:" not in acted.result["stdout"]
+    assert (workspace / "inside.txt").read_text() == "made\n", "the workspace itself stays writable"
