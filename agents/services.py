@@ -384,6 +384,9 @@ def turns_fail_stale(*, older_than: timedelta) -> int:
         turn.error = "stale: no worker finished this turn"
         turn.completed_at = now()
         turn.save(update_fields=["status", "final_kind", "error", "completed_at"])
+        # Stored, not only pushed: a page opened later shows it too.
+        Message.objects.create(session_id=turn.session_id, turn=turn, role=Message.Role.ASSISTANT, text=message,
+                               blocks=IRMessage.text("assistant", message).to_dict()["blocks"])  # fmt: skip
         frame = frames.turn_completed(turn, message)
         transaction.on_commit(lambda frame=frame, sid=turn.session_id: pusher.send(sid, frame))
     return len(stale)
