@@ -27,6 +27,17 @@ class DotfileError(ValueError):
         self.path, self.line, self.message = path, line, message
 
 
+def parse_yaml(text: str, rel: str, first_line: int = 1):
+    """YAML from the file `rel` (whose `text` starts at line `first_line`); DotfileError with
+    the file and line of the problem otherwise."""
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + first_line if mark is not None else None
+        raise DotfileError(rel, line, f"invalid YAML: {getattr(exc, 'problem', None) or exc}") from None
+
+
 def frontmatter(text: str, rel: str) -> tuple[dict, str]:
     """`---\\nYAML\\n---\\nbody` → (the YAML mapping, the body). No frontmatter: ({}, text)."""
     if not text.startswith("---"):
@@ -36,12 +47,7 @@ def frontmatter(text: str, rel: str) -> tuple[dict, str]:
         end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
     except StopIteration:
         raise DotfileError(rel, 1, "the frontmatter opened with --- is never closed") from None
-    try:
-        meta = yaml.safe_load("\n".join(lines[1:end])) or {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 2 if mark is not None else None  # +1 for the --- line, +1 to count from 1
-        raise DotfileError(rel, line, f"invalid YAML: {getattr(exc, 'problem', None) or exc}") from None
+    meta = parse_yaml("\n".join(lines[1:end]), rel, first_line=2) or {}  # after the --- line
     if not isinstance(meta, dict):
         raise DotfileError(rel, 2, "the frontmatter must be a YAML mapping (key: value lines)")
     return meta, "\n".join(lines[end + 1 :]).lstrip("\n")

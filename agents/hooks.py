@@ -25,9 +25,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
-from agents.dotfiles import DOT
+from agents.dotfiles import DOT, DotfileError, parse_yaml
 
 EVENTS = ("session_start", "user_prompt_submit", "pre_tool_use", "post_tool_use")
 BLOCKING = ("pre_tool_use", "user_prompt_submit")
@@ -55,11 +53,9 @@ def load(root: Path) -> tuple[list[Hook], str | None]:
     if not path.is_file() or path.is_symlink():
         return [], None
     try:
-        data = yaml.safe_load(path.read_text(errors="replace")) or {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{rel}:{mark.line + 1}" if mark is not None else rel
-        return [], f"{where}: invalid YAML: {getattr(exc, 'problem', None) or exc}"
+        data = parse_yaml(path.read_text(errors="replace"), rel) or {}
+    except DotfileError as exc:
+        return [], str(exc)
     if not isinstance(data, dict):
         return [], f"{rel}: expected a mapping of event names to lists of hooks"
     hooks = []

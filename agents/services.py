@@ -17,6 +17,7 @@ from core.clock import new_id, now
 from core.ir import Message as IRMessage
 from core.ir import Usage
 from planner import memory
+from planner.llm import add_usage
 from planner.turn import TurnOutcome
 from routing import patterns
 from routing.evaluator import FEEDBACK
@@ -208,17 +209,12 @@ def turn_claim(*, turn_id) -> Turn | None:
 
 @transaction.atomic
 def turn_complete(*, turn: Turn, outcome: TurnOutcome, resumed: bool = False) -> Turn:
-    """`resumed`: the turn went on after an approval; what it spent before is added, not lost,
-    and its "waiting for approval" message gives way to the answer."""
+    """`resumed`: the turn went on after an approval or a subagent; what it spent before is
+    added, not lost, and its "waiting" message gives way to the answer."""
     if resumed:
         outcome = replace(
             outcome,
-            usage=Usage(
-                input_tokens=outcome.usage.input_tokens + turn.input_tokens,
-                output_tokens=outcome.usage.output_tokens + turn.output_tokens,
-                cache_read_tokens=outcome.usage.cache_read_tokens + turn.cache_read_tokens,
-                cache_write_tokens=outcome.usage.cache_write_tokens + turn.cache_write_tokens,
-            ),
+            usage=add_usage(outcome.usage, Usage(**turn.usage)),
             cost_usd=outcome.cost_usd + turn.cost_usd,
             model_ms=outcome.model_ms + turn.model_ms,
             model_calls=outcome.model_calls + turn.model_calls,

@@ -60,15 +60,15 @@ def run_turn(turn_id: str) -> None:
     # A subagent has no memory: it can neither read nor write its parent's.
     memory = None if subagent else Memory(workspace, root, session_id=str(turn.session_id), turn_id=str(turn.id))
     hooks = Hooks(root, session_id=str(turn.session_id), turn_id=str(turn.id))
-    # The user answered an approval request: the turn goes on from where its plan stopped.
-    # Or the subagent it waited for has answered.
+    # The user answered an approval request, or the subagent it waited for has answered: the
+    # turn goes on from where its plan stopped.
     pending = turn.pending or {}
-    ready = (pending.get("kind") == "approval" and pending.get("decision")) or (
-        pending.get("kind") == "subagent" and pending.get("ready")
+    resuming = bool(
+        (pending.get("kind") == "approval" and pending.get("decision"))
+        or (pending.get("kind") == "subagent" and pending.get("ready"))
     )
-    approved = pending if ready else None
-    if approved:
-        resume = approved
+    if resuming:
+        resume = pending
     elif turn.answers_id:
         resume = {**turn.answers.pending, "turn_id": str(turn.answers_id)}
     else:
@@ -102,17 +102,16 @@ def run_turn(turn_id: str) -> None:
         hooks=hooks,
         plan_mode=turn.session.plan_mode,
     )
-    if not approved:
+    if not resuming:
         services.turn_note_retry(turn=turn, text=user_message)
     try:
         with trace.batch():
             if access is None:  # a member the owner has since removed
-                blocked = "You no longer have access to this session's workspace; its owner removed you."
-            else:
-                blocked = None if approved else _prompt_hooks(hooks, turn, user_message)
-            if blocked is not None:
+                text = "You no longer have access to this session's workspace; its owner removed you."
+                outcome = TurnOutcome(final_kind="error", text=text, layer="", error="no access to the workspace")
+            elif not resuming and (blocked := _prompt_hooks(hooks, turn, user_message)) is not None:
                 outcome = TurnOutcome(final_kind="error", text=blocked, layer="", error="blocked by a hook")
-            elif turn.options.get("fork") and not approved:
+            elif turn.options.get("fork") and not resuming:
                 outcome = dispatch.run_forked(inp, turn.options["fork"], Sink(on_delta=on_delta, on_step=on_step))
             else:
                 outcome = dispatch.run_turn(inp, Sink(on_delta=on_delta, on_step=on_step))
@@ -133,7 +132,7 @@ def run_turn(turn_id: str) -> None:
             services.plan_save(session=turn.session, request=user_message, text=outcome.text)
         except OSError:
             logger.warning("could not save the plan of turn %s", turn_id, exc_info=True)
-    services.turn_complete(turn=turn, outcome=outcome, resumed=bool(approved))
+    services.turn_complete(turn=turn, outcome=outcome, resumed=resuming)
     pusher.drain()
 
 
@@ -148,7 +147,9 @@ def sweep_stale_turns() -> int:
 
 def _prompt_hooks(hooks: Hooks, turn, text: str) -> str | None:
     """session_start (the session's first turn) and user_prompt_submit; the reason a hook gave
-    for blocking the prompt, or None."""
+    for blocking the prompt, or None. A workspace without hooks costs no query."""
+    if not hooks.hooks:
+        return None
     try:
         if not turn.session.turns.filter(created_at__lt=turn.created_at).exists():
             hooks.run("session_start", {"session_title": turn.session.title})

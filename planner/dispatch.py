@@ -75,7 +75,7 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
     ids = {"session_id": inp.session_id, "turn_id": inp.turn_id}
     bus.emit("turn.started", {"user_id": inp.user_id, "mode": inp.mode, "resumes": bool(inp.resume)}, **ids)
     if inp.resume and inp.resume.get("kind") in ("approval", "subagent"):
-        return _after_approval(inp, sink, started, ids)
+        return _resume_stopped(inp, sink, started, ids)
     inp = resumed(inp)
 
     canned = None if inp.model else pre_fastpath(inp.text)  # a named model means the user wants it to answer
@@ -195,7 +195,7 @@ def run_forked(inp: TurnInput, profile: str, sink: Sink | None = None) -> TurnOu
     return _finish(outcome, started, ids, inp)
 
 
-def _after_approval(inp: TurnInput, sink: Sink, started: float, ids: dict) -> TurnOutcome:
+def _resume_stopped(inp: TurnInput, sink: Sink, started: float, ids: dict) -> TurnOutcome:
     """The person answered an approval request, or the subagent finished: the stopped plan goes
     on (no model call, in engine mode)."""
     cat = catalog()
@@ -213,7 +213,7 @@ def _after_approval(inp: TurnInput, sink: Sink, started: float, ids: dict) -> Tu
             )
         outcome = react.run(inp, candidates=candidates, decision=decision, sink=sink, ids=ids, state=loop)
         return _finish(outcome, started, ids, inp)
-    outcome = engine.resume_approval(inp, catalog=cat, sink=sink, ids=ids)
+    outcome = engine.resume_stopped(inp, catalog=cat, sink=sink, ids=ids)
     probe = memory.probe(inp.text, inp.workspace_path, inp.user_id)
     if outcome.plan_ok and settings.METNOS_PLAN_MEMORY and inp.mode == "engine":
         _learn(probe, outcome, cat, inp.turn_id)  # a plan that ran once approved is remembered

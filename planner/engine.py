@@ -217,30 +217,32 @@ def run_remembered(inp: TurnInput, *, plan: Plan, layer: str, catalog: Catalog, 
     )
 
 
-def _awaiting(base: TurnOutcome, plan: Plan, execution: Execution, inp: TurnInput) -> TurnOutcome:
-    """The plan stopped before a step that needs a person's approval. Everything needed to go on
-    is kept in the turn (`pending`); no worker waits. The answer (agents) resumes it."""
-    step = execution.awaiting
-    pending = {
-        "kind": step.get("kind", "approval"),
-        "request_id": uuid.uuid4().hex,
-        "request": inp.text,
-        "tool": step["tool"],
-        "args": step["args"],
-        "step": step["step"],
-        "plan": plan.to_dict(),
-        "results": {str(k): v for k, v in execution.results.items()},
-        "layer": base.layer,
-    }
+def stop_to_wait(
+    base: TurnOutcome, inp: TurnInput, *, step: int, tool: str, args: dict, wait: dict, **state
+) -> TurnOutcome:
+    """The turn stops at step `step`: before a sensitive tool that needs the person's approval
+    (`wait = {"kind": "approval"}`), or after a run_task whose subagent must answer first
+    (`wait = {"kind": "subagent", "turn_id", "profile"}`). Everything needed to go on (`state`:
+    the plan and results, or ReAct's loop) is kept in the turn's `pending`; no worker waits."""
+    pending = {"kind": wait.get("kind", "approval"), "request_id": uuid.uuid4().hex, "request": inp.text,
+               "tool": tool, "args": args, "step": step, "layer": base.layer, **state}  # fmt: skip
     if pending["kind"] == "subagent":
-        pending |= {"child_turn_id": step["turn_id"], "profile": step.get("profile", "")}
-        text = f"Step {step['step']} handed a task to the {pending['profile']} subagent; waiting for its answer."
+        pending |= {"child_turn_id": wait["turn_id"], "profile": wait.get("profile", "")}
+        text = f"Step {step} handed a task to the {pending['profile']} subagent; waiting for its answer."
     else:
-        text = f"Step {step['step']} wants to run {step['tool']}: allow it?"
-    return replace(base, text=text, pending=pending, plan=plan.to_dict())
+        text = f"Step {step} wants to run {tool}: allow it?"
+    return replace(base, text=text, pending=pending)
 
 
-def resume_approval(inp: TurnInput, *, catalog: Catalog, sink: Sink, ids: dict) -> TurnOutcome:
+def _awaiting(base: TurnOutcome, plan: Plan, execution: Execution, inp: TurnInput) -> TurnOutcome:
+    step = execution.awaiting
+    results = {str(k): v for k, v in execution.results.items()}
+    stopped = stop_to_wait(base, inp, step=step["step"], tool=step["tool"], args=step["args"], wait=step["wait"],
+                           plan=plan.to_dict(), results=results)  # fmt: skip
+    return replace(stopped, plan=plan.to_dict())
+
+
+def resume_stopped(inp: TurnInput, *, catalog: Catalog, sink: Sink, ids: dict) -> TurnOutcome:
     """Go on with a plan that stopped for an approval or a subagent: the steps that ran keep their
     results; the waiting step runs (allow), is refused (deny), or takes the subagent's answer as
     its result; the rest follows. A later step may stop the plan again."""

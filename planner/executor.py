@@ -53,7 +53,7 @@ class Execution:
     steps: list[StepRecord]
     results: dict[int, dict]
     final_text: str = ""
-    # When awaiting: the step that needs a person's approval ({"step", "tool", "args"}).
+    # When awaiting: the step the plan waits at ({"step", "tool", "args", "wait": {"kind", …}}).
     awaiting: dict | None = None
 
     @property
@@ -199,23 +199,19 @@ def execute(
         acted = act(executor, args, ctx=ctx, index=index, request_text=request_text, decision=decisions.get(index, ""))
         record.vaglio = acted.verdict.to_dict()
         record.observation, record.latency_ms = acted.observation, acted.latency_ms
-        if acted.awaiting:
-            record.error_class = "awaiting_approval"
+        # The plan waits: for the person's approval before this step, or for work this step
+        # started elsewhere (a subagent).
+        wait = {"kind": "approval"} if acted.awaiting else acted.result.get("wait") if acted.result.get("ok") else None
+        if isinstance(wait, dict):
+            record.ok, record.error_class = not acted.awaiting, "awaiting_approval" if acted.awaiting else None
             emit(record, "awaiting")
             waiting = Execution("awaiting", records, results)
-            waiting.awaiting = {"step": index, "tool": step.tool, "args": args}
+            waiting.awaiting = {"step": index, "tool": step.tool, "args": args, "wait": wait}
             return waiting
         if not acted.verdict.approved:
             record.error_class = acted.result["error_class"]
             emit(record, "blocked")
             return Execution("failed", records, results)
-        if acted.result.get("ok") and isinstance(acted.result.get("wait"), dict):
-            # The step started work that finishes elsewhere (a subagent): the plan waits for it.
-            record.ok = True
-            emit(record, "awaiting")
-            waiting = Execution("awaiting", records, results)
-            waiting.awaiting = {"step": index, "tool": step.tool, "args": args, **acted.result["wait"]}
-            return waiting
         results[index] = acted.result
         record.ok = bool(acted.result.get("ok"))
         if not record.ok:

@@ -14,14 +14,12 @@ the engine is measured against (bench/engine_vs_react.py)."""
 from __future__ import annotations
 
 import json
-import uuid
 from collections import Counter
-from dataclasses import replace
 
 from core.ir import ChatRequest, Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock
 from planner import llm
 from planner.catalog import Executor
-from planner.engine import Tally, context
+from planner.engine import Tally, context, stop_to_wait
 from planner.executor import DUPLICATE_GUARDED, MAX_SAME_EXECUTOR, MAX_STEPS, act
 from planner.proposer import Mentions, describe_tools, extract_json, mentions, step_variants
 from planner.turn import Sink, TurnInput, TurnOutcome
@@ -213,22 +211,9 @@ def run(
 def _awaiting(
     base: TurnOutcome, inp: TurnInput, index: int, action: dict, use, said: str, loop: dict, wait: dict | None = None
 ) -> TurnOutcome:
-    """The loop stops before an action that needs approval, or after one that started a subagent;
-    `pending` holds all it needs to go on."""
-    pending = {
-        "kind": (wait or {}).get("kind", "approval"),
-        "mode": "react",
-        "request_id": uuid.uuid4().hex,
-        "request": inp.text,
-        "tool": action.get("tool"),
-        "args": action.get("args") if isinstance(action.get("args"), dict) else {},
-        "step": index,
-        "react": {**loop, "index": index, "action": action, "said": said,
-                  "use": {"id": use.id, "name": use.name, "input": use.input} if use is not None else None},
-    }  # fmt: skip
-    if wait:
-        pending |= {"child_turn_id": wait["turn_id"], "profile": wait.get("profile", "")}
-        text = f"Step {index} handed a task to the {pending['profile']} subagent; waiting for its answer."
-    else:
-        text = f"Step {index} wants to run {pending['tool']}: allow it?"
-    return replace(base, text=text, pending=pending)
+    """The loop stops before an action that needs approval, or after one that started a subagent."""
+    args = action.get("args") if isinstance(action.get("args"), dict) else {}
+    use_dict = {"id": use.id, "name": use.name, "input": use.input} if use is not None else None
+    react = {**loop, "index": index, "action": action, "said": said, "use": use_dict}
+    return stop_to_wait(base, inp, step=index, tool=action.get("tool"), args=args, wait=wait or {"kind": "approval"},
+                        mode="react", react=react)  # fmt: skip
