@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 import uuid
 
 from channels.db import database_sync_to_async
@@ -15,6 +16,33 @@ from agents.push import session_group
 from agents.selectors import session_for_user
 
 CLIENT_TYPES = ("message", "approve", "answer", "feedback", "cancel")
+
+
+class FrameBudget:
+    """A token bucket per connection: `rate` frames a second, bursts of `burst`. Frames beyond it
+    are dropped (one notice a second says so, not one reply per frame); a client that keeps
+    flooding, `close_after` dropped frames in a row, is disconnected."""
+
+    def __init__(self, rate: float, burst: int, close_after: int, clock=time.monotonic):
+        self.rate, self.burst, self.close_after, self.clock = rate, burst, close_after, clock
+        self.tokens, self.at, self.dropped, self.noticed = float(burst), clock(), 0, 0.0
+
+    def take(self) -> str:
+        """ok | drop | notice (drop, and say so) | close."""
+        now = self.clock()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            self.dropped = 0
+            return "ok"
+        self.dropped += 1
+        if self.dropped >= self.close_after:
+            return "close"
+        if now - self.noticed >= 1.0:
+            self.noticed = now
+            return "notice"
+        return "drop"
 
 
 class SessionConsumer(AsyncWebsocketConsumer):
@@ -42,6 +70,19 @@ class SessionConsumer(AsyncWebsocketConsumer):
         await self.send(text_data=json.dumps(frame))
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if not hasattr(self, "budget"):
+            self.budget = FrameBudget(
+                settings.METNOS_WS_RATE_PER_S, settings.METNOS_WS_BURST, settings.METNOS_WS_FLOOD_CLOSE
+            )
+        verdict = self.budget.take()
+        if verdict == "close":
+            await self.close(code=4429)
+            return
+        if verdict != "ok":
+            if verdict == "notice":
+                limit = f"{settings.METNOS_WS_RATE_PER_S:g} a second, bursts of {settings.METNOS_WS_BURST}"
+                await self.send_json(frames.error(f"too many frames: slow down ({limit}); frames are being dropped"))
+            return
         # Every bad frame gets an error frame and the connection stays open.
         if text_data is None:
             await self.send_json(frames.error("binary frames are not supported; send JSON text frames"))

@@ -47,38 +47,10 @@ def main() -> None:
     from gateway import keys
     from routing.models import Provider
     from tests import live
-    from tests.loopback import LoopbackProvider, Reply
+    from tests.loopback import EndlessOpenAI
 
     body = {"model": "gpt-5", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 50}
-    reply = {"model": "gpt-5", "choices": [{"index": 0, "message": {"role": "assistant", "content": "hello"},
-             "finish_reason": "stop"}], "usage": {"prompt_tokens": 5, "completion_tokens": 2}}  # fmt: skip
-    chunks = [json.dumps({"model": "gpt-5", "choices": [{"index": 0, "delta": {"content": "hello"}}]}),
-              json.dumps({"model": "gpt-5", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
-              json.dumps({"model": "gpt-5", "choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 2}}),
-              "[DONE]"]  # fmt: skip
-
-    class Upstream(LoopbackProvider):
-        """Never runs out of replies: JSON for plain requests, SSE for streamed ones."""
-
-        def __init__(self):
-            super().__init__()
-            outer = self
-
-            class Replies(list):
-                def pop(self, index=-1):
-                    wants_stream = (outer.requests[-1]["json"] or {}).get("stream")
-                    return (
-                        Reply(sse_events=chunks, delay_s=DELAY_S)
-                        if wants_stream
-                        else Reply(json_body=reply, delay_s=DELAY_S)
-                    )
-
-                def __bool__(self):
-                    return True
-
-            self.replies = Replies()
-
-    with Upstream() as upstream:
+    with EndlessOpenAI(DELAY_S) as upstream:
         provider = Provider.objects.get(name="openai")
         saved = provider.base_url
         provider.base_url = upstream.url

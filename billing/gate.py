@@ -6,7 +6,8 @@ budget and increments all of them, or none: 50 concurrent calls at a budget that
 reservations, never more. After the call the real cost replaces the reservation. The period is
 in the key (`day:2026-11-26`, `week:2026-W48`, `month:2026-11`), so a new day starts a new
 counter by itself: no job has to reset anything. A counter that is missing (Redis restarted, or
-a new period) starts from the ledger's sum for that period.
+a new period) starts from the ledger's sum for that period: the script says which one is
+missing, and runs again once it is set.
 
 Rate limits: requests and tokens per minute, fixed windows per calendar minute, also in Redis."""
 
@@ -28,8 +29,14 @@ logger = logging.getLogger(__name__)
 UNITS = Decimal(1) / USD_QUANTUM  # 1e8 units per USD
 
 _RESERVE = """
--- KEYS: the budget counters; ARGV: amount, then for each key its limit (-1: soft, never refuses)
+-- KEYS: the budget counters; ARGV: amount, then for each key its limit (-1: soft, never refuses),
+-- then each key's TTL. Returns 0 (reserved), i (key i's limit refuses) or -i (key i is missing).
 local amount = tonumber(ARGV[1])
+for i, key in ipairs(KEYS) do
+  if redis.call('EXISTS', key) == 0 then
+    return -i
+  end
+end
 for i, key in ipairs(KEYS) do
   local limit = tonumber(ARGV[i + 1])
   if limit >= 0 then
@@ -167,12 +174,11 @@ def reserve(identity: Identity, amount: Decimal, *, at: datetime) -> Reservation
     r = client()
     units = int((amount * UNITS).to_integral_value())
     keys, limits, ttls, warnings = [], [], [], []
+    windows = []
     for budget in budgets:
         label, start, end = period_window(budget.period, at)
         key = f"{_prefix()}:budget:{budget.scope}:{budget.scope_id}:{label}"
-        if not r.exists(key):  # a new period, or Redis lost it: start from the ledger
-            spent = _spent_in_ledger(budget.scope, budget.scope_id, start, end)
-            r.set(key, int(spent * UNITS), nx=True, ex=int((end - at).total_seconds()) + 86400)
+        windows.append((start, end))
         keys.append(key)
         limit_units = int(budget.limit_usd * UNITS)
         limits.append(limit_units if budget.hard else -1)
@@ -181,7 +187,16 @@ def reserve(identity: Identity, amount: Decimal, *, at: datetime) -> Reservation
             warnings.append(
                 f"the soft {budget.period} budget of {budget.scope} {budget.scope_id} (${budget.limit_usd}) is passed"
             )
-    refused_at = _reserve_script(keys=keys, args=[units, *limits, *ttls])
+    # One round trip in the common case; a counter that is missing (a new period, or Redis lost
+    # it) starts from the ledger's sum, and the script runs again.
+    for _ in range(len(keys) + 1):
+        refused_at = _reserve_script(keys=keys, args=[units, *limits, *ttls])
+        if refused_at >= 0:
+            break
+        missing = -refused_at - 1
+        budget, (start, end) = budgets[missing], windows[missing]
+        spent = _spent_in_ledger(budget.scope, budget.scope_id, start, end)
+        r.set(keys[missing], int(spent * UNITS), nx=True, ex=ttls[missing])
     if refused_at:
         budget = budgets[refused_at - 1]
         raise Refused(

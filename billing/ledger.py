@@ -5,7 +5,8 @@
                during the call (or between the call and the settlement) leaves the row behind.
     settle() → the row gets the usage, cost, latency and status; the rollup cell is updated in
                the same transaction (dashboards read rollups, never the ledger); the budget
-               counters get the real cost in place of the reservation.
+               counters get the real cost in place of the reservation. (record() is its
+               database half, for callers that settle many calls in one transaction.)
     reap()   → rows still `pending` long after their call (the process died) become
                `interrupted`, billed at their reservation, and are rolled up. A beat job runs it.
 A call a budget or rate limit refuses gets a `refused` row and raises gate.Refused."""
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
 
-from django.db import transaction
+from django.db import connection, transaction
 
 from billing import gate, pricing, rollups
 from billing.cost import Price, call_cost
@@ -88,8 +89,27 @@ def admit(
             **fields, status=LedgerEntry.Status.REFUSED, settled_at=at, error=str(refused)[:2000]
         )
         raise
-    entry = LedgerEntry.objects.create(id=new_id(), **fields, reserved_usd=worst)
+    entry = LedgerEntry(id=new_id(), **fields, reserved_usd=worst)
+    _insert(entry)
     return Open(entry.id, price, version, reservation, {"id": entry.id, **fields})
+
+
+_INSERT_SQL: str | None = None
+
+
+def _insert(entry: LedgerEntry) -> None:
+    """One INSERT with a statement built once: the pending row is on every call's path, and the
+    ORM's per-call SQL compilation cost more than the database did."""
+    global _INSERT_SQL
+    concrete = LedgerEntry._meta.concrete_fields
+    if _INSERT_SQL is None:
+        columns = ", ".join(connection.ops.quote_name(f.column) for f in concrete)
+        _INSERT_SQL = (
+            f"INSERT INTO {LedgerEntry._meta.db_table} ({columns}) VALUES ({', '.join(['%s'] * len(concrete))})"  # noqa: S608
+        )
+    values = [f.get_db_prep_save(f.pre_save(entry, add=True), connection) for f in concrete]
+    with connection.cursor() as cursor:
+        cursor.execute(_INSERT_SQL, values)
 
 
 def settle(
@@ -101,6 +121,22 @@ def settle(
     error: str = "",
     reported_cost: Decimal | None = None,
 ) -> Decimal:
+    cost = record(opened, usage=usage, status=status, latency_ms=latency_ms, error=error, reported_cost=reported_cost)
+    gate.settle(opened.reservation, cost)
+    return cost
+
+
+def record(
+    opened: Open,
+    *,
+    usage: Usage,
+    status: str,
+    latency_ms: int,
+    error: str = "",
+    reported_cost: Decimal | None = None,
+) -> Decimal:
+    """settle()'s database half: the row and its rollup cells, in one transaction (or in the
+    caller's, when it settles many calls at once). The caller then settles the budget counters."""
     cost = (
         reported_cost
         if reported_cost is not None
@@ -123,7 +159,6 @@ def settle(
         updated = LedgerEntry.objects.filter(pk=opened.entry_id, status=LedgerEntry.Status.PENDING).update(**fields)
         if updated:
             rollups.add(LedgerEntry(**opened.row, **fields))  # the row as it now stands, without reading it back
-    gate.settle(opened.reservation, cost)
     return cost
 
 

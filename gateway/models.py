@@ -17,6 +17,20 @@ class GatewayKey(models.Model):
     team = models.ForeignKey("billing.Team", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     allowed_models = models.JSONField(default=list, blank=True, help_text="Model names or aliases; empty: any.")
     expires_at = models.DateTimeField(null=True, blank=True)
+
+    class Routing(models.TextChoices):
+        PINNED = "pinned", "pinned: the model the request names, or an error"
+        CHAIN = "chain", "chain: the request's model first, then routing.yaml (rules, workspace default, global)"
+
+    routing = models.CharField(
+        max_length=10,
+        choices=Routing.choices,
+        default=Routing.PINNED,
+        help_text="Whether routing.yaml may choose when the request's model cannot serve (or names `auto`).",
+    )
+    workspace = models.CharField(
+        max_length=100, blank=True, help_text="The workspace name routing.yaml's rules and defaults see."
+    )
     revoked = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)

@@ -53,6 +53,32 @@ def _int(body: dict, name: str, default=None):
     return value
 
 
+def _check_common(body: dict) -> None:
+    """The fields both shapes share, by type: a wrong type is a 400 that names the field."""
+    tools = body.get("tools")
+    if tools is not None and (not isinstance(tools, list) or not all(isinstance(t, dict) for t in tools)):
+        raise BadRequest("`tools` must be a list of objects")
+    temperature = body.get("temperature")
+    if temperature is not None and (
+        not isinstance(temperature, int | float) or isinstance(temperature, bool) or not 0 <= temperature <= 2
+    ):
+        raise BadRequest("`temperature` must be a number from 0 to 2")
+    if body.get("tool_choice") is not None and not isinstance(body["tool_choice"], str | dict):
+        raise BadRequest("`tool_choice` must be a string or an object")
+    if body.get("response_format") is not None and not isinstance(body["response_format"], dict):
+        raise BadRequest("`response_format` must be an object")
+    if body.get("stream") is not None and not isinstance(body["stream"], bool):
+        raise BadRequest("`stream` must be true or false")
+
+
+def _object(value: Any, what: str) -> dict:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise BadRequest(f"{what} must be an object")
+    return value
+
+
 class OpenAIShape:
     name = "openai"
 
@@ -64,6 +90,7 @@ class OpenAIShape:
             raise BadRequest("`model` is required")
         if not isinstance(messages, list) or not messages:
             raise BadRequest("`messages` must be a non-empty list")
+        _check_common(body)
         system: list[str] = []
         out: list[Message] = []
         for raw in messages:
@@ -78,13 +105,20 @@ class OpenAIShape:
                 blocks: list = []
                 if raw.get("content"):
                     blocks.append(TextBlock(_text_of(raw["content"])))
-                for call in raw.get("tool_calls") or []:
-                    fn = call.get("function") or {}
+                calls = raw.get("tool_calls") or []
+                if not isinstance(calls, list):
+                    raise BadRequest("`tool_calls` must be a list")
+                for call in calls:
+                    fn = _object(_object(call, "a tool call").get("function"), "a tool call's `function`")
+                    arguments = fn.get("arguments") or "{}"
                     try:
-                        args = json.loads(fn.get("arguments") or "{}")
+                        args = json.loads(arguments) if isinstance(arguments, str) else None
                     except json.JSONDecodeError as exc:
                         raise BadRequest(f"tool call arguments are not JSON: {exc.msg}") from exc
-                    blocks.append(ToolUseBlock(id=call.get("id") or "", name=fn.get("name") or "", input=args))
+                    if not isinstance(args, dict):
+                        raise BadRequest("tool call arguments must be a JSON object in a string")
+                    name = str(fn.get("name") or "")
+                    blocks.append(ToolUseBlock(id=str(call.get("id") or ""), name=name, input=args))
                 out.append(Message("assistant", tuple(blocks)))
             elif role == "tool":
                 result = ToolResultBlock(
@@ -96,17 +130,18 @@ class OpenAIShape:
                     out.append(Message("user", (result,)))
             else:
                 raise BadRequest(f"unknown message role {role!r}")
+        functions = [_object(t.get("function"), "a tool's `function`") for t in body.get("tools") or []]
         tools = tuple(
             ToolSpec(
-                name=(t.get("function") or {}).get("name", ""),
-                description=(t.get("function") or {}).get("description", ""),
-                input_schema=(t.get("function") or {}).get("parameters") or {"type": "object"},
+                name=str(fn.get("name", "")),
+                description=str(fn.get("description", "")),
+                input_schema=_object(fn.get("parameters"), "a tool's `parameters`") or {"type": "object"},
             )
-            for t in body.get("tools") or []
+            for fn in functions
         )
         choice = body.get("tool_choice")
         if isinstance(choice, dict):
-            choice = {"name": (choice.get("function") or {}).get("name", "")}
+            choice = {"name": str(_object(choice.get("function"), "`tool_choice.function`").get("name", ""))}
         elif choice == "required":
             choice = "any"
         max_tokens = _int(body, "max_completion_tokens") or _int(body, "max_tokens")
@@ -213,6 +248,7 @@ class AnthropicShape:
         max_tokens = _int(body, "max_tokens")
         if max_tokens is None:
             raise BadRequest("max_tokens: Field required")
+        _check_common(body)
         system = body.get("system")
         system_text = system if isinstance(system, str) else _text_of(system) if system else ""
         out: list[Message] = []
@@ -229,11 +265,13 @@ class AnthropicShape:
             for block in content:
                 kind = block.get("type") if isinstance(block, dict) else None
                 if kind == "text":
+                    if not isinstance(block.get("text", ""), str):
+                        raise BadRequest("messages: a text block's `text` must be a string")
                     blocks.append(TextBlock(block.get("text", "")))
                 elif kind == "tool_use":
-                    blocks.append(
-                        ToolUseBlock(id=block.get("id", ""), name=block.get("name", ""), input=block.get("input") or {})
-                    )
+                    tool_input = _object(block.get("input"), "messages: a tool_use block's `input`")
+                    name = str(block.get("name", ""))
+                    blocks.append(ToolUseBlock(id=str(block.get("id", "")), name=name, input=tool_input))
                 elif kind == "tool_result":
                     blocks.append(ToolResultBlock(tool_use_id=block.get("tool_use_id", ""),
                                                   content=_text_of(block.get("content")),
@@ -245,14 +283,16 @@ class AnthropicShape:
             out.append(Message(raw["role"], tuple(blocks)))
         tools = tuple(
             ToolSpec(
-                name=t.get("name", ""), description=t.get("description", ""), input_schema=t.get("input_schema") or {}
+                name=str(t["name"]),
+                description=str(t.get("description", "")),
+                input_schema=_object(t.get("input_schema"), "a tool's `input_schema`"),
             )
             for t in body.get("tools") or []
-            if isinstance(t, dict) and t.get("name")
+            if t.get("name")
         )
         choice = body.get("tool_choice")
         if isinstance(choice, dict):
-            choice = {"name": choice["name"]} if choice.get("type") == "tool" else choice.get("type")
+            choice = {"name": str(choice.get("name", ""))} if choice.get("type") == "tool" else choice.get("type")
         return model, ChatRequest(
             model=model,
             messages=tuple(out),

@@ -69,7 +69,7 @@ def database_from_url(url: str, *, pool_max: int = 0) -> dict:
         raise ImproperlyConfigured(f"DATABASE_URL has no database name: {url!r}")
     options: dict = {"connect_timeout": 5}
     if pool_max:
-        options["pool"] = {"min_size": 1, "max_size": pool_max, "timeout": 10}
+        options["pool"] = {"min_size": 1, "max_size": pool_max, "timeout": 5}
     return {
         "ENGINE": "django.db.backends.postgresql",
         "NAME": name,
@@ -78,5 +78,8 @@ def database_from_url(url: str, *, pool_max: int = 0) -> dict:
         "HOST": parts.hostname or "",
         "PORT": str(parts.port or 5432),
         "CONN_MAX_AGE": 0,
+        # With the pool: a connection broken while idle in it (the database restarted) is
+        # replaced when handed out, so the first request after an outage does not fail on it.
+        "CONN_HEALTH_CHECKS": bool(pool_max),
         "OPTIONS": options,
     }

@@ -56,6 +56,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "metnos_site.security.security_headers",
+    "metnos_site.outages.OutageMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -150,6 +152,11 @@ CELERY_BEAT_SCHEDULE = {
 # Chat turns.
 METNOS_TURN_STALE_SECONDS = env_int("METNOS_TURN_STALE_SECONDS", 300)
 METNOS_WS_MAX_FRAME_BYTES = env_int("METNOS_WS_MAX_FRAME_BYTES", 64 * 1024)
+# Per websocket connection: frames a second and the burst allowed; a client that goes on sending
+# past it (this many dropped frames in a row) is disconnected with code 4429.
+METNOS_WS_RATE_PER_S = env_int("METNOS_WS_RATE_PER_S", 5)
+METNOS_WS_BURST = env_int("METNOS_WS_BURST", 20)
+METNOS_WS_FLOOD_CLOSE = env_int("METNOS_WS_FLOOD_CLOSE", 200)
 METNOS_DELTA_FLUSH_MS = env_int("METNOS_DELTA_FLUSH_MS", 50)
 METNOS_HISTORY_TURNS = env_int("METNOS_HISTORY_TURNS", 6)
 METNOS_SYSTEM_PROMPT = env_str(
@@ -222,5 +229,8 @@ METNOS_BASELINE_PROVIDER_KIND = env_str("METNOS_BASELINE_PROVIDER_KIND", "anthro
 # Gateway keys are stored as HMAC-SHA256 with this pepper (default: derived from the secret key).
 METNOS_KEY_PEPPER = env_str("METNOS_KEY_PEPPER", "") or f"metnos-key-pepper:{SECRET_KEY}"
 METNOS_GATEWAY_MAX_BODY_BYTES = env_int("METNOS_GATEWAY_MAX_BODY_BYTES", 4 * 1024 * 1024)
+# Threads per web process for gateway calls: each waits on its upstream, holding a database
+# connection only while it admits or settles the call.
+METNOS_GATEWAY_THREADS = env_int("METNOS_GATEWAY_THREADS", 64)
 # Django refuses bodies over this before any view runs; the gateway answers 413 in its own shape.
 DATA_UPLOAD_MAX_MEMORY_SIZE = METNOS_GATEWAY_MAX_BODY_BYTES

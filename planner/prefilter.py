@@ -6,7 +6,13 @@ matches score 1 each up to 3, and an executor whose verb serves the request's in
 K is dynamic: when the top candidate is at least twice the runner-up, k_min (5) candidates are
 enough; otherwise the pool (12) goes through. Zero-score tools are never passed. Phrase recall
 then adds, up to 3, any tool whose multi-word affinity tag (at least two distinctive words)
-appears whole in the request, whatever the intent."""
+appears whole in the request, whatever the intent.
+
+Three rules about language and catalogs, not about any one request: the first object word of a
+request is its head («foto di una persona» is about photos), and the tools it names get a bonus;
+with no verb in the request, tools that only look (read, get, list, find) go first; a tool whose
+description calls it an alias of another never outranks it. A path in the request («/etc/hosts»)
+counts like a file name."""
 
 from __future__ import annotations
 
@@ -45,6 +51,14 @@ META_TOOLS = {"final_answer", "scratchpad_read"}
 _EXTENSION = re.compile(r"\.([a-z][a-z0-9]{1,4})\b")
 _ARITHMETIC = re.compile(r"\d\s*[-+*/x\u00d7\u00f7^%]\s*\d|\d\s+(?:per|times|diviso|plus|minus|piu|meno)\s+\d")
 _GENERIC_VERBS = {"get", "do", "make", "use", "show", "give", "dammi", "fai", "usa"}
+# A path in the request («/etc/hostname», «~/notes/»): a tool on files (or dirs) is wanted.
+_TOOL_NAME = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
+_PATH = re.compile(r"(?:^|\s)(~?/[\w.\-/]*[\w.\-])")
+# Tools whose verb only looks: with no verb in the request, looking is the safer reading.
+READ_VERBS = frozenset({"read", "get", "list", "find", "search", "show", "count"})
+READ_DEFAULT_BONUS = 1
+# The head of the request's object comes first («foto di una persona»: photos, of a person).
+HEAD_BONUS = 2
 
 
 class CatalogEntry(Protocol):
@@ -71,6 +85,16 @@ class Prefilter:
         # An executor's name is verb_object[_qualifier]: the words after the verb say what it acts on.
         self.name_words: dict[str, set[str]] = defaultdict(set)
         self.objects: dict[str, tuple[str, ...]] = {}
+        # A tool whose description calls it an alias of another tool never outranks that tool.
+        self.alias_of: dict[str, str] = {}
+        entries = list(entries)
+        names = {e.name for e in entries}
+        for entry in entries:
+            described = words(entry.description)
+            if "alias" in described:
+                target = next((w for w in _TOOL_NAME.findall(fold(entry.description)) if w in names), None)
+                if target and target != entry.name:
+                    self.alias_of[entry.name] = target
         for entry in entries:
             if entry.name in META_TOOLS:
                 continue
@@ -97,7 +121,8 @@ class Prefilter:
         name_hits: dict[str, int] = defaultdict(int)
         object_hits: dict[str, int] = defaultdict(int)  # matches by words that are not verbs
         # A word counts once per tool, however many of its stems (English, Italian) match.
-        for word in set(content_words(text)):
+        head: set[str] | None = None
+        for word in dict.fromkeys(content_words(text)):
             word_stems = stems(word)
             is_verb = "=" + word in _VERB_STEMS or any(s in _VERB_STEMS for s in word_stems)
             matched = {n for s in word_stems for n in self.affinity.get(s, ())}
@@ -105,6 +130,8 @@ class Prefilter:
             if not is_verb:
                 for name in matched:
                     object_hits[name] += 1
+                if head is None and matched:
+                    head = matched
             for name in {n for s in word_stems for n in self.affinity.get(s, ())}:
                 affinity_hits[name] += 1
             for name in {n for s in word_stems for n in self.description.get(s, ())}:
@@ -131,7 +158,16 @@ class Prefilter:
             for name, objects in self.objects.items():
                 if wanted & set(objects):
                     scores[name] += OBJECT_BONUS
+        for name in head or ():
+            scores[name] += HEAD_BONUS
+        if intent is None or not intent.verbs:
+            for name in scores:
+                if self.verb_of(name) in READ_VERBS:
+                    scores[name] += READ_DEFAULT_BONUS
         self._typed(text, scores)
+        for alias, target in self.alias_of.items():
+            if scores.get(alias, 0) > 0 and scores.get(target, 0) > 0 and scores[alias] >= scores[target]:
+                scores[alias] = scores[target] - 0.5
         ranked = sorted(((s, n) for n, s in scores.items() if s > 0), key=lambda x: (-x[0], x[1]))
         if not ranked:
             chosen: list[Candidate] = []
@@ -152,6 +188,7 @@ class Prefilter:
         lowered = fold(text)
         has_url = "http://" in lowered or "https://" in lowered or "www." in lowered
         extensions = set(_EXTENSION.findall(lowered))
+        has_path = bool(_PATH.search(lowered))
         relative_time = any(w in _RELATIVE_TIME for w in words(text))
         arithmetic = bool(_ARITHMETIC.search(text))
         for name, objects in self.objects.items():
@@ -159,6 +196,8 @@ class Prefilter:
                 scores[name] += TYPED_BONUS
             if has_url and any(o in ("url", "urls") for o in objects):
                 scores[name] += TYPED_BONUS
+            if has_path and objects and objects[0] in ("files", "dirs"):
+                scores[name] += TYPED_BONUS / 2
             if extensions and (extensions & set(objects) or (objects and objects[0] == "files")):
                 scores[name] += TYPED_BONUS if extensions & set(objects) else TYPED_BONUS / 2
             if relative_time and _TIME_OBJECTS & set(objects):

@@ -12,10 +12,26 @@ fi
 
 # 1. The virtual environment and its packages.
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+
+# 1a. llama.cpp, compiled here, portable (AVX2/FMA/F16C, no -march=native). A native build on a
+#     CPU whose newest instructions (AMX, AVX-512 FP16) the VM does not enable dies with SIGILL on
+#     the first token, and pip's wheel cache would hand that build to every later venv: hence no
+#     cache, and a stamp of its own so it is built once per venv and flags.
+llama_version="$(grep -i '^llama[-_]cpp[-_]python==' constraints.txt | cut -d= -f3)"
+llama_args="${CMAKE_ARGS:--DGGML_NATIVE=OFF}"
+llama_stamp=.venv/.metnos-llama
+if [ "$(cat "$llama_stamp" 2>/dev/null)" != "$llama_version $llama_args" ]; then
+  echo "Compiling llama-cpp-python $llama_version ($llama_args): ~5 min, once"
+  CMAKE_ARGS="$llama_args" .venv/bin/pip install -q --no-cache-dir --force-reinstall --no-deps \
+    "llama-cpp-python==$llama_version" 2>&1 | grep -v "is ignored: it is neither" || true
+  .venv/bin/python -c "import llama_cpp" \
+    || { echo "setup: llama-cpp-python did not build; see the errors above" >&2; exit 1; }
+  echo "$llama_version $llama_args" > "$llama_stamp"
+fi
 stamp=.venv/.metnos-requirements
 want="$(cat requirements.txt requirements-nodeps.txt constraints.txt | sha256sum | cut -d' ' -f1)"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  echo "Installing Python packages into .venv (the first run compiles llama-cpp-python: ~5 min)"
+  echo "Installing Python packages into .venv"
   # This machine's pip config lists local mirrors that may be absent; their warnings are noise.
   .venv/bin/pip install -q -r requirements.txt -c constraints.txt 2>&1 | grep -v "is ignored: it is neither" || true
   .venv/bin/pip install -q --no-deps -r requirements-nodeps.txt 2>&1 | grep -v "is ignored: it is neither" || true

@@ -81,6 +81,35 @@ class LoopbackProvider:
         self.server.server_close()
 
 
+class EndlessOpenAI(LoopbackProvider):
+    """An OpenAI-speaking upstream that never runs out of replies, each after `delay_s`: JSON for
+    plain requests, SSE for streamed ones. For benches."""
+
+    def __init__(self, delay_s: float = 0.02, text: str = "hello"):
+        super().__init__()
+        outer = self
+        reply = {"model": "gpt-5", "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+                 "finish_reason": "stop"}], "usage": {"prompt_tokens": 5, "completion_tokens": 2}}  # fmt: skip
+        chunks = [json.dumps({"model": "gpt-5", "choices": [{"index": 0, "delta": {"content": text}}]}),
+                  json.dumps({"model": "gpt-5", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+                  json.dumps({"model": "gpt-5", "choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 2}}),
+                  "[DONE]"]  # fmt: skip
+
+        class Replies(list):
+            def pop(self, index=-1):
+                wants_stream = (outer.requests[-1]["json"] or {}).get("stream")
+                return (
+                    Reply(sse_events=chunks, delay_s=delay_s)
+                    if wants_stream
+                    else Reply(json_body=reply, delay_s=delay_s)
+                )
+
+            def __bool__(self):
+                return True
+
+        self.replies = Replies()
+
+
 def completion(content: str) -> Reply:
     """An OpenAI-shaped, non-streamed chat completion whose message is `content`."""
     return Reply(

@@ -45,7 +45,13 @@ def gateway_availability(celery_test_queue):
 
 
 @pytest.fixture
-def gateway(upstreams, gateway_availability, model_server):
+def gateway_env() -> dict:
+    """More environment for the live gateway; a test module overrides it."""
+    return {}
+
+
+@pytest.fixture
+def gateway(upstreams, gateway_availability, model_server, gateway_env):
     db = connection.settings_dict
     env = {
         "METNOS_LOCAL_MODEL_URL": model_server,
@@ -54,6 +60,7 @@ def gateway(upstreams, gateway_availability, model_server):
         "ANTHROPIC_API_KEY": "sk-ant-upstream",
         "METNOS_AVAILABILITY_PREFIX": gateway_availability.prefix,
         "METNOS_ROUTING_FILE": "",
+        **gateway_env,
     }
     port = live.free_port()
     web = live.start_web(port, env)

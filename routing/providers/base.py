@@ -85,7 +85,7 @@ class ProviderAdapter:
             base_url=self.base_url,
             headers={"Content-Type": "application/json", **(headers or {})},
             timeout=httpx.Timeout(timeout_s, connect=connect_timeout_s),
-            limits=httpx.Limits(max_connections=20, max_keepalive_connections=10),
+            limits=httpx.Limits(max_connections=100, max_keepalive_connections=50),
         )
 
     def complete(self, request: ChatRequest) -> ChatResponse:

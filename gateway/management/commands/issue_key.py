@@ -18,8 +18,15 @@ class Command(BaseCommand):
         parser.add_argument("--rpm", type=int, default=0, help="requests per minute (0: no limit)")
         parser.add_argument("--tpm", type=int, default=0, help="tokens per minute (0: no limit)")
         parser.add_argument("--models", default="", help="comma-separated allowed models or aliases (default: any)")
+        parser.add_argument(
+            "--routing",
+            choices=("pinned", "chain"),
+            default="pinned",
+            help="pinned: the request's model or an error; chain: routing.yaml may choose (and `auto` is accepted)",
+        )
+        parser.add_argument("--workspace", default="", help="the workspace name routing.yaml's rules see")
 
-    def handle(self, *args, name, user, team, budget_usd, rpm, tpm, models, **options):
+    def handle(self, *args, name, user, team, budget_usd, rpm, tpm, models, routing, workspace, **options):
         owner = get_user_model().objects.filter(username=user).first()
         if owner is None:
             raise CommandError(f"no user {user!r}")
@@ -36,7 +43,8 @@ class Command(BaseCommand):
                 raise CommandError(f"--budget-usd must be a number, got {budget_usd!r}") from exc
         allowed = [m.strip() for m in models.split(",") if m.strip()]
         issued = keys.issue(
-            name=name, user=owner, team=team_row, budget_usd=budget, rpm=rpm, tpm=tpm, allowed_models=allowed
-        )
+            name=name, user=owner, team=team_row, budget_usd=budget, rpm=rpm, tpm=tpm, allowed_models=allowed,
+            routing=routing, workspace=workspace,
+        )  # fmt: skip
         self.stdout.write(f"issued key {issued.key.prefix}… ({name}) for {user}; it is shown once:")
         self.stdout.write(issued.raw)
