@@ -21,7 +21,7 @@ from tests import live
 from tests.loopback import LoopbackProvider, Reply
 from tests.proxy import Proxy
 
-pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.live, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 PASSWORD = "pw-outage-123456789"
 CHAT = {"model": "gpt-5", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 20}
 REPLY = {"model": "gpt-5", "choices": [{"index": 0, "message": {"role": "assistant", "content": "back"},

@@ -20,7 +20,7 @@ from routing.models import Provider
 from tests import live
 from tests.loopback import EndlessOpenAI
 
-pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.live, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 EXAMPLES = 25
 PASSWORD = "pw-fuzz-123456789"
 

@@ -15,7 +15,7 @@ from websockets.exceptions import ConnectionClosed
 from agents.models import Turn
 from tests.e2e.client import ChatClient
 
-pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.live, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 PASSWORD = "pw-flood-123456789"
 
 
