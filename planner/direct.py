@@ -40,7 +40,10 @@ def answer(inp: TurnInput, decision: RouteDecision, sink: Sink, ids: dict) -> Tu
         "route": decision.to_dict(),
     }
     if result.error is not None:
-        return TurnOutcome(final_kind="error", text=llm.user_facing(result.error), error=str(result.error), **common)
+        outcome = TurnOutcome(final_kind="error", text=llm.user_facing(result.error), error=str(result.error), **common)
+        # Nothing reached the user yet and the model could not be reached: another model may answer.
+        outcome.trace["unreachable_before_answer"] = result.error.kind in ("network", "timeout") and not result.text
+        return outcome
     if result.cancelled:
         return TurnOutcome(final_kind="error", text=result.text, error="cancelled by the user", **common)
     return TurnOutcome(final_kind="answer", text=result.text, **common)

@@ -141,6 +141,8 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
 
     if not candidates:
         outcome = direct.answer(inp, decision, sink, ids)
+        if outcome.trace.get("unreachable_before_answer"):
+            outcome, decision = _fail_over(inp, needs, ids, sink, outcome, decision)
     else:
         if inp.mode == "react":
             outcome = react.run(inp, candidates=candidates, decision=decision, sink=sink, ids=ids)
@@ -180,6 +182,23 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
         workspace=inp.workspace,
     )
     return _finish(outcome, started, ids, inp, probe)
+
+
+def _fail_over(inp: TurnInput, needs: TurnNeeds, ids: dict, sink: Sink, failed: TurnOutcome, decision):
+    """The chosen model could not be reached before it said anything (the failure is already in
+    the availability state): route again, once, and answer with the next model if the chain now
+    picks another one. A model the user named for this message is not replaced."""
+    if decision.slot == "per_message_override":
+        return failed, decision
+    try:
+        retry = decide_for_turn(inp, needs, ids)
+    except (NoRoute, ExplicitModelUnavailable):
+        return failed, decision
+    if retry.model.name == decision.model.name:
+        return failed, decision
+    outcome = replace(direct.answer(inp, retry, sink, ids), model_calls=failed.model_calls + 1)
+    outcome.trace["failover"] = {"from": decision.model.name, "error": failed.error, "to": retry.model.name}
+    return outcome, retry
 
 
 def run_forked(inp: TurnInput, profile: str, sink: Sink | None = None) -> TurnOutcome:

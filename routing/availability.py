@@ -2,8 +2,8 @@
 
 State machine, per model and per provider:
 - A model goes unavailable after 5 consecutive failures within 2 minutes.
-- A provider goes unavailable on any auth error, or on 2 or more network errors (timeouts
-  included) within 30 seconds.
+- A provider goes unavailable on any auth error or refused connection (nothing listens), or on
+  2 or more network errors (timeouts included) within 30 seconds.
 - A rate_limit error with Retry-After cools the model down for that long.
 - Unavailable state recovers after 5 minutes with no attempts, or on the first success.
 Request errors (bad_request, context_length) say nothing about the model and are not counted."""
@@ -103,6 +103,10 @@ class Availability:
         try:
             if error.kind == "auth":
                 self._update(self._provider_key(provider), lambda s: s | {"down": True, "cause": "auth error"}, now)
+            elif getattr(error, "refused", False):  # nothing listens: down now, not after a count
+                self._update(
+                    self._provider_key(provider), lambda s: s | {"down": True, "cause": "connection refused"}, now
+                )
             elif error.kind in ("network", "timeout"):
                 self._update(
                     self._provider_key(provider),

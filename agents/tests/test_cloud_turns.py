@@ -72,22 +72,31 @@ def test_a_turn_routed_to_a_cloud_model_streams_its_answer_and_is_cost_stamped(s
 def test_a_provider_that_hangs_times_out_counts_toward_availability_and_the_next_turn_falls_through(
     session, anthropic, local_model
 ):
-    for _ in range(2):
-        anthropic.replies.append(Reply(sse_events=ANSWER, delay_s=2.0))
-        turn = services.turn_submit(session=session, text="hello?", model="")
-        session.sticky_model = "sonnet"
-        session.save(update_fields=["sticky_model"])
-        run_turn(str(turn.id))
-        turn.refresh_from_db()
-        assert turn.final_kind == "error" and "timeout" in turn.error
+    session.sticky_model = "sonnet"
+    session.save(update_fields=["sticky_model"])
+    anthropic.replies.append(Reply(sse_events=ANSWER, delay_s=2.0))
+    turn = services.turn_submit(session=session, text="hello?", model="")
+    run_turn(str(turn.id))
+    turn.refresh_from_db()
+    # One timeout: the provider may only be slow, so the chain still picks it and the turn ends.
+    assert turn.final_kind == "error" and "timeout" in turn.error
 
-    # Two timeouts within 30 s: the provider is down, and the sticky model is skipped.
+    # The second timeout within 30 s takes the provider down; nothing was streamed yet, so the
+    # same turn is routed again and answered by the next slot.
+    anthropic.replies.append(Reply(sse_events=ANSWER, delay_s=2.0))
+    turn = services.turn_submit(session=session, text="hello?", model="")
+    run_turn(str(turn.id))
+    turn.refresh_from_db()
+    assert turn.final_kind == "answer" and turn.model_calls == 2
+    assert turn.trace["failover"]["from"] == "claude-sonnet" and "timeout" in turn.trace["failover"]["error"]
+
+    # The provider is down: the sticky model is skipped from the start.
     turn = services.turn_submit(session=session, text="hello again")
     run_turn(str(turn.id))
     turn.refresh_from_db()
     chain = {v["slot"]: v for v in turn.route["chain"]}
     assert chain["manual_sticky"]["reason"] == "provider_unavailable"
-    assert turn.route["winner"] == "local-fast" and turn.final_kind == "answer"
+    assert turn.route["winner"] == "local-fast" and turn.final_kind == "answer" and "failover" not in turn.trace
 
 
 def test_a_per_message_model_without_its_key_ends_the_turn_with_the_reason(session, monkeypatch):

@@ -31,8 +31,10 @@ class ProviderError(Exception):
         status: int | None = None,
         retry_after_s: float | None = None,
         provider: str = "",
+        refused: bool = False,
     ):
         super().__init__(message)
+        self.refused = refused  # nothing listens at the address: the server is down, not slow
         self.kind = kind
         self.message = message
         self.status = status
@@ -115,7 +117,10 @@ class ProviderAdapter:
     def _transport_error(self, exc: httpx.HTTPError) -> ProviderError:
         if isinstance(exc, httpx.TimeoutException):
             return self._error("timeout", f"{self.provider} at {self.base_url} timed out")
-        return self._error("network", f"model unreachable at {self.base_url}: {exc.__class__.__name__}")
+        refused = isinstance(exc, httpx.ConnectError)
+        return self._error(
+            "network", f"model unreachable at {self.base_url}: {exc.__class__.__name__}", refused=refused
+        )
 
     def _post_json(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         try:
