@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import time
 import uuid
 
@@ -15,7 +16,11 @@ from agents.models import Turn
 from agents.push import session_group
 from agents.selectors import session_for_user
 
+logger = logging.getLogger(__name__)
+
 CLIENT_TYPES = ("message", "approve", "answer", "feedback", "cancel")
+LIVE_UPDATES_DOWN = "live updates are unavailable (the server cannot reach Redis); reload the page to catch up"
+QUEUE_DOWN = "your message is saved, but the job queue is unreachable: the turn runs as soon as it is back"
 
 
 class FrameBudget:
@@ -58,13 +63,34 @@ class SessionConsumer(AsyncWebsocketConsumer):
             await self.close(code=4404)
             return
         self.session = session
+        try:
+            await self.channel_layer.group_add(session_group(session.id), self.channel_name)
+        except Exception as exc:  # Redis is down: say so, and let the client reconnect later
+            logger.warning("websocket without live updates: %s: %s", exc.__class__.__name__, exc)
+            await self.accept()
+            await self.send_json(frames.error(LIVE_UPDATES_DOWN))
+            await self.close(code=1013)  # try again later
+            return
         self.group = session_group(session.id)
-        await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
 
     async def disconnect(self, code: int) -> None:
         if hasattr(self, "group"):
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+            try:
+                await self.channel_layer.group_discard(self.group, self.channel_name)
+            except Exception as exc:  # Redis is down; the group entry expires by itself
+                logger.info("group discard failed: %s", exc.__class__.__name__)
+
+    async def to_session(self, frame: dict) -> None:
+        """A frame for every tab of the session. Without Redis, this tab still gets it and is
+        told that live updates are down (what the worker does is in the database, and a reload
+        shows it)."""
+        try:
+            await self.channel_layer.group_send(self.group, {"type": "turn.frame", "frame": frame})
+        except Exception as exc:
+            logger.warning("group send failed: %s: %s", exc.__class__.__name__, exc)
+            await self.send_json(frame)
+            await self.send_json(frames.error(LIVE_UPDATES_DOWN))
 
     async def send_json(self, frame: dict) -> None:
         await self.send(text_data=json.dumps(frame))
@@ -128,7 +154,9 @@ class SessionConsumer(AsyncWebsocketConsumer):
         except services.InvalidInput as exc:
             await self.send_json(frames.error(str(exc)))
             return
-        await self.channel_layer.group_send(self.group, {"type": "turn.frame", "frame": frames.turn_started(turn)})
+        await self.to_session(frames.turn_started(turn))
+        if turn.enqueue_failed:
+            await self.send_json(frames.error(QUEUE_DOWN, str(turn.id)))
 
     async def on_cancel(self, data: dict) -> None:
         turn = await database_sync_to_async(self._own_turn)(data.get("turn_id"))
@@ -162,7 +190,7 @@ class SessionConsumer(AsyncWebsocketConsumer):
             await self.send_json(frames.error(str(exc)))
             return
         resumed = {"type": "turn.resumed", "turn_id": str(turn.id), "decision": decision}
-        await self.channel_layer.group_send(self.group, {"type": "turn.frame", "frame": resumed})
+        await self.to_session(resumed)
 
     async def on_feedback(self, data: dict) -> None:
         turn = await database_sync_to_async(self._own_turn)(data.get("turn_id"))

@@ -104,6 +104,8 @@ class Turn(models.Model):
     error = models.TextField(blank=True)
     feedback = models.CharField(max_length=16, blank=True)
     model_calls = models.PositiveSmallIntegerField(default=0)
+    # The job could not be queued (the broker was down): the sweep queues it again once it is back.
+    enqueue_failed = models.BooleanField(default=False)
     # The engine's account of the turn: candidates, intent, each proposal with its validation and
     # steps (tool, raw and resolved args, vaglio verdict, latency, result summary).
     trace = models.JSONField(default=dict, blank=True)

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
@@ -21,6 +22,8 @@ from planner.llm import add_usage
 from planner.turn import TurnOutcome
 from routing import patterns
 from routing.evaluator import FEEDBACK
+
+logger = logging.getLogger(__name__)
 
 MAX_MESSAGE_CHARS = 32_000
 
@@ -169,8 +172,6 @@ def turn_submit(
     """Store the turn and the user's message; the worker is enqueued only once both committed.
     A message that answers a waiting turn resumes it: no worker was held while it waited.
     `enqueue=False`: the caller runs the turn itself (the terminal client)."""
-    from agents.tasks import run_turn
-
     text = (text or "").strip()
     if not text:
         raise InvalidInput("message text is empty")
@@ -192,8 +193,32 @@ def turn_submit(
         fields.append("title")
     session.save(update_fields=fields)
     if enqueue:
-        transaction.on_commit(lambda: run_turn.delay(str(turn.id)))
+        transaction.on_commit(lambda: enqueue_turn(turn))
     return turn
+
+
+def enqueue_turn(turn: Turn) -> bool:
+    """Queue the turn's job. When the broker cannot take it the turn stays `queued` with
+    `enqueue_failed`, nothing is lost, and the sweep queues it again once the broker is back
+    (a job queued twice runs once: turn_claim is conditional)."""
+    from agents.tasks import run_turn
+
+    try:
+        run_turn.delay(str(turn.id))
+    except Exception as exc:  # kombu raises each transport's own errors
+        logger.warning("could not queue turn %s (%s: %s); the sweep retries", turn.id, exc.__class__.__name__, exc)
+        turn.enqueue_failed = True
+        Turn.objects.filter(pk=turn.pk).update(enqueue_failed=True)
+        return False
+    if turn.enqueue_failed:
+        turn.enqueue_failed = False
+        Turn.objects.filter(pk=turn.pk).update(enqueue_failed=False)
+    return True
+
+
+def turns_requeue() -> int:
+    """Queue again the turns whose job could not be queued. Returns how many went in."""
+    return sum(enqueue_turn(turn) for turn in Turn.objects.filter(status=Turn.Status.QUEUED, enqueue_failed=True)[:500])
 
 
 def turn_claim(*, turn_id) -> Turn | None:
@@ -285,7 +310,6 @@ def _resume_parent_if_ready(parent_id) -> None:
     with its answer as the waiting step's result. Both sides call this; the row lock and the
     `ready` flag make it happen once."""
     from agents.subagents import result_of
-    from agents.tasks import run_turn
 
     parent = Turn.objects.select_for_update().filter(pk=parent_id).first()
     if parent is None or parent.final_kind != "awaiting" or parent.status != Turn.Status.COMPLETED:
@@ -302,7 +326,7 @@ def _resume_parent_if_ready(parent_id) -> None:
                       "results": {**pending.get("results", {}), str(pending["step"]): result}}  # fmt: skip
     parent.status = Turn.Status.QUEUED
     parent.save(update_fields=["pending", "status"])
-    transaction.on_commit(lambda: run_turn.delay(str(parent_id)))
+    transaction.on_commit(lambda: enqueue_turn(parent))
 
 
 DECISIONS = ("allow", "deny", "always")
@@ -312,8 +336,6 @@ DECISIONS = ("allow", "deny", "always")
 def turn_decide(*, session: ChatSession, request_id: str, decision: str, enqueue: bool = True) -> Turn:
     """A person's answer to an approval request. The turn goes back on the queue and resumes
     where it stopped; "always" also grants the tool for the rest of this session."""
-    from agents.tasks import run_turn
-
     if decision not in DECISIONS:
         raise InvalidInput(f"decision must be one of {', '.join(DECISIONS)}")
     turn = (
@@ -332,7 +354,7 @@ def turn_decide(*, session: ChatSession, request_id: str, decision: str, enqueue
     turn.status = Turn.Status.QUEUED
     turn.save(update_fields=["pending", "status"])
     if enqueue:
-        transaction.on_commit(lambda: run_turn.delay(str(turn.id)))
+        transaction.on_commit(lambda: enqueue_turn(turn))
     return turn
 
 

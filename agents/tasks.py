@@ -138,6 +138,9 @@ def run_turn(turn_id: str) -> None:
 
 @shared_task(name="agents.tasks.sweep_stale_turns")
 def sweep_stale_turns() -> int:
+    requeued = services.turns_requeue()
+    if requeued:
+        logger.warning("queued %d turn(s) again whose job the broker had not taken", requeued)
     count = services.turns_fail_stale(older_than=timedelta(seconds=settings.METNOS_TURN_STALE_SECONDS))
     if count:
         logger.warning("marked %d stale turn(s) as errored", count)

@@ -4,6 +4,7 @@ service is down while the test's own connections are untouched. While it is down
 503 with the reason (JSON for /api/, each shape's error for /v1/, /healthz names it); once it is
 back the same process serves again, with no restart."""
 
+import json
 import time
 from decimal import Decimal
 from urllib.parse import urlsplit
@@ -13,6 +14,7 @@ import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection
+from websockets.exceptions import ConnectionClosed
 
 from billing.models import LedgerEntry
 from gateway import keys
@@ -133,4 +135,69 @@ def test_redis_down_gives_503_with_the_reason_then_the_same_process_recovers(ups
                   == 200)  # fmt: skip
             assert web.proc.poll() is None
         finally:
+            web.stop()
+
+
+def test_redis_down_under_the_chat_loses_no_turn(workspaces_root):
+    """The web's broker connection, then its channel layer, goes away. A message sent while the
+    broker is down is saved and the user is told; once it is back the beat sweep queues it again
+    and the answer reaches the open websocket. With the channel layer down a new websocket is
+    told why and closed (the page reconnects); every turn is in the database throughout."""
+    from agents.models import Turn
+    from agents.tasks import sweep_stale_turns
+    from tests.e2e.client import ChatClient, run_turn
+
+    alice = get_user_model().objects.create_user(username="alice", password=PASSWORD)
+    redis_url = urlsplit(settings.REDIS_URL)
+    queue = f"outage-{alice.pk}-{int(time.time())}"
+    direct = {
+        "DATABASE_URL": database_url(int(connection.settings_dict["PORT"])),
+        "METNOS_CELERY_QUEUE": queue,
+        "METNOS_WORKSPACES_ROOT": str(workspaces_root),
+    }
+    with Proxy(redis_url.port or 6379) as broker, Proxy(redis_url.port or 6379) as layer:
+        via = lambda proxy: f"redis://127.0.0.1:{proxy.port}{redis_url.path or '/0'}"  # noqa: E731
+        port = live.free_port()
+        web = live.start_web(port, {**direct, "REDIS_URL": via(layer), "CELERY_BROKER_URL": via(broker)})
+        worker = live.start_worker(direct, queue)
+        client = ChatClient(f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}")
+        try:
+            client.login("alice", PASSWORD)
+            session = client.create_session()
+            with client.websocket(session) as ws:
+                assert run_turn(ws, "hello")[-1][1]["final_kind"] == "answer"
+
+                broker.cut()
+                ws.send(json.dumps({"type": "message", "text": "thanks!"}))
+                frames = []  # turn.started (through the channel layer) and the notice, in either order
+                while {f["type"] for f in frames} != {"turn.started", "error"}:
+                    frames.append(json.loads(ws.recv(timeout=30)))
+                notice = next(f for f in frames if f["type"] == "error")
+                assert "job queue is unreachable" in notice["message"]
+                saved = Turn.objects.get(id=notice["turn_id"])
+                assert saved.status == "queued" and saved.enqueue_failed
+
+                broker.restore()
+                sweep_stale_turns.apply_async(queue=queue)  # what beat sends every minute
+                done = json.loads(ws.recv(timeout=60))
+                while done["type"] != "turn.completed":
+                    done = json.loads(ws.recv(timeout=60))
+                assert done["turn_id"] == str(saved.id) and done["final_kind"] == "answer"
+                saved.refresh_from_db()
+                assert saved.status == "completed" and not saved.enqueue_failed
+
+            layer.cut()
+            with client.websocket(session) as ws:
+                assert "live updates are unavailable" in json.loads(ws.recv(timeout=30))["message"]
+                with pytest.raises(ConnectionClosed) as closed:
+                    ws.recv(timeout=30)
+                # 1013 (try again later) as sent; 1011 when the layer's receive loop fails first
+                assert closed.value.rcvd.code in (1011, 1013)
+            layer.restore()
+            until(lambda: client.api("GET", f"/sessions/{session}/turns").status_code == 200)
+            turns = client.api("GET", f"/sessions/{session}/turns").json()
+            assert [t["final_kind"] for t in turns] == ["answer", "answer"]
+            assert web.proc.poll() is None and worker.proc.poll() is None
+        finally:
+            worker.stop()
             web.stop()
