@@ -9,10 +9,8 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import os
 import random
 import statistics
-import subprocess
 import sys
 import time
 import uuid
@@ -22,6 +20,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from bench import benchdb  # noqa: E402
+
 MODELS = [("local-fast", "local", "global_default"), ("local-wise", "local", "delegate_request"),
           ("sonnet", "anthropic", "rules"), ("haiku", "anthropic", "learned_patterns"),
           ("gpt-5-mini", "openai", "per_message")]  # fmt: skip
@@ -39,14 +39,7 @@ def main() -> None:
     args = parser.parse_args()
     rows = args.rows or (100_000 if args.quick else 1_000_000)
     requests = 20 if args.quick else 50
-    base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/metnos").rsplit("/", 1)[0]
-    db_url = f"{base}/metnos_bench"
-    os.environ.update({"DATABASE_URL": db_url, "DJANGO_SETTINGS_MODULE": "metnos_site.settings"})
-    subprocess.run([sys.executable, "scripts/ensure_database.py"], cwd=ROOT, check=True)
-    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, check=True)
-    import django
-
-    django.setup()
+    db_url = benchdb.setup()
     from django.contrib.auth import get_user_model
     from django.db import connection
 

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
 import sys
 import time
 import uuid
@@ -20,6 +18,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from bench import benchdb  # noqa: E402
+
 DELAY_S = 0.02
 
 
@@ -33,14 +33,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     per_level = 100 if args.quick else 400
-    base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/metnos").rsplit("/", 1)[0]
-    db_url = f"{base}/metnos_bench"
-    os.environ.update({"DATABASE_URL": db_url, "DJANGO_SETTINGS_MODULE": "metnos_site.settings"})
-    subprocess.run([sys.executable, "scripts/ensure_database.py"], cwd=ROOT, check=True)
-    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, check=True)
-    import django
-
-    django.setup()
+    db_url = benchdb.setup()
     import httpx
     from django.contrib.auth import get_user_model
 

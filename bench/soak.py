@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -25,6 +23,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from bench import benchdb  # noqa: E402
+
 MEMORY_REQUEST = "list the files in notes"
 CHAT_CLIENTS = 20
 GATEWAY_CLIENTS = 8
@@ -63,17 +63,8 @@ def main() -> None:
     warmup = 10.0 if args.quick else 20.0
     window = min(60.0, duration / 3)
 
-    base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/metnos").rsplit("/", 1)[0]
-    db_url = f"{base}/metnos_bench"
+    db_url = benchdb.setup()
     queue = f"metnos-soak-{uuid.uuid4().hex[:8]}"
-    os.environ.update({"DATABASE_URL": db_url, "DJANGO_SETTINGS_MODULE": "metnos_site.settings"})
-    py = sys.executable
-    subprocess.run([py, "scripts/ensure_database.py"], cwd=ROOT, check=True)
-    subprocess.run([py, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, check=True)
-
-    import django
-
-    django.setup()
     import httpx
     from django.contrib.auth import get_user_model
 

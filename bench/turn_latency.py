@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
 import sys
 import time
 import uuid
@@ -23,6 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from bench import benchdb  # noqa: E402
 
 PROMPT = "Say hello in one short sentence."
 MEMORY_REQUEST = "list the files in notes"
@@ -41,17 +40,8 @@ def main() -> None:
     runs = args.runs or (8 if args.quick else 30)
     memory_runs = 3 if args.quick else 10
 
-    base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/metnos").rsplit("/", 1)[0]
-    db_url = f"{base}/metnos_bench"
+    db_url = benchdb.setup()
     queue = f"metnos-bench-{uuid.uuid4().hex[:8]}"
-    os.environ.update({"DATABASE_URL": db_url, "DJANGO_SETTINGS_MODULE": "metnos_site.settings"})
-    py = sys.executable
-    subprocess.run([py, "scripts/ensure_database.py"], cwd=ROOT, check=True)
-    subprocess.run([py, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, check=True)
-
-    import django
-
-    django.setup()
     import httpx
     from django.contrib.auth import get_user_model
 

@@ -112,16 +112,9 @@ def _insert(entry: LedgerEntry) -> None:
         cursor.execute(_INSERT_SQL, values)
 
 
-def settle(
-    opened: Open,
-    *,
-    usage: Usage,
-    status: str,
-    latency_ms: int,
-    error: str = "",
-    reported_cost: Decimal | None = None,
-) -> Decimal:
-    cost = record(opened, usage=usage, status=status, latency_ms=latency_ms, error=error, reported_cost=reported_cost)
+def settle(opened: Open, **outcome) -> Decimal:
+    """record() (usage, status, latency_ms, error, reported_cost), then the budget counters."""
+    cost = record(opened, **outcome)
     gate.settle(opened.reservation, cost)
     return cost
 
