@@ -211,13 +211,20 @@ def reserve(identity: Identity, amount: Decimal, *, at: datetime) -> Reservation
 
 def settle(reservation: Reservation, cost: Decimal) -> None:
     """Replace the reservation with the real cost (which may be less, or, rarely, more)."""
-    if not reservation.keys:
-        return
-    delta = int((cost * UNITS).to_integral_value()) - reservation.units
-    if delta:
-        pipe = client().pipeline()
+    settle_many([(reservation, cost)])
+
+
+def settle_many(settled: list[tuple[Reservation, Decimal]]) -> None:
+    """settle() for many calls, in one round trip."""
+    pipe = None
+    for reservation, cost in settled:
+        delta = int((cost * UNITS).to_integral_value()) - reservation.units
+        if not reservation.keys or not delta:
+            continue
+        pipe = pipe or client().pipeline()
         for key in reservation.keys:
             pipe.incrby(key, delta)
+    if pipe is not None:
         pipe.execute()
 
 

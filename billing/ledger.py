@@ -24,7 +24,6 @@ from billing import gate, pricing, rollups
 from billing.cost import Price, call_cost
 from billing.models import LedgerEntry
 from core.clock import as_uuid, new_id, now
-from core.ir import Usage
 
 logger = logging.getLogger(__name__)
 
@@ -119,40 +118,48 @@ def settle(opened: Open, **outcome) -> Decimal:
     return cost
 
 
-def record(
-    opened: Open,
-    *,
-    usage: Usage,
-    status: str,
-    latency_ms: int,
-    error: str = "",
-    reported_cost: Decimal | None = None,
-) -> Decimal:
+def record(opened: Open, **outcome) -> Decimal:
     """settle()'s database half: the row and its rollup cells, in one transaction (or in the
-    caller's, when it settles many calls at once). The caller then settles the budget counters."""
-    cost = (
-        reported_cost
-        if reported_cost is not None
-        else (call_cost(usage=usage, price=opened.price) if opened.price else Decimal("0"))
-    )
-    fields = {
-        "status": status,
-        "settled_at": now(),
-        "input_tokens": usage.input_tokens,
-        "output_tokens": usage.output_tokens,
-        "cache_read_tokens": usage.cache_read_tokens,
-        "cache_write_tokens": usage.cache_write_tokens,
-        "cost_usd": cost,
-        "reported_cost": reported_cost is not None,
-        "latency_ms": latency_ms,
-        "error": error[:2000],
-        "rolled_up": True,
-    }
-    with transaction.atomic():
-        updated = LedgerEntry.objects.filter(pk=opened.entry_id, status=LedgerEntry.Status.PENDING).update(**fields)
-        if updated:
-            rollups.add(LedgerEntry(**opened.row, **fields))  # the row as it now stands, without reading it back
-    return cost
+    caller's). The caller then settles the budget counters."""
+    return record_many([(opened, outcome)])[0]
+
+
+_SETTLED = ("status", "settled_at", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
+            "cost_usd", "reported_cost", "latency_ms", "error")  # fmt: skip
+_CASTS = ("text", "timestamptz", "int", "int", "int", "int", "numeric", "bool", "int", "text")
+
+
+def record_many(calls: list[tuple[Open, dict]]) -> list[Decimal]:
+    """Many settlements at once: one UPDATE of the rows still `pending` and one upsert per
+    rollup cell, in one transaction. Each outcome holds usage, status, latency_ms and, optionally,
+    error and reported_cost. Returns each call's cost, in order."""
+    at = now()
+    costs, rows = [], []
+    for opened, outcome in calls:
+        usage, reported = outcome["usage"], outcome.get("reported_cost")
+        cost = reported if reported is not None else (call_cost(usage=usage, price=opened.price) if opened.price else
+                                                      Decimal("0"))  # fmt: skip
+        costs.append(cost)
+        rows.append((opened, {
+            "status": outcome["status"], "settled_at": at, "input_tokens": usage.input_tokens,
+            "output_tokens": usage.output_tokens, "cache_read_tokens": usage.cache_read_tokens,
+            "cache_write_tokens": usage.cache_write_tokens, "cost_usd": cost, "reported_cost": reported is not None,
+            "latency_ms": outcome["latency_ms"], "error": (outcome.get("error") or "")[:2000],
+        }))  # fmt: skip
+    values = ", ".join(["(%s::uuid, " + ", ".join(f"%s::{cast}" for cast in _CASTS) + ")"] * len(rows))
+    sets = ", ".join(f"{name} = v.{name}" for name in _SETTLED)
+    params = [value for opened, fields in rows for value in (opened.entry_id, *(fields[n] for n in _SETTLED))]
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {LedgerEntry._meta.db_table} AS l SET {sets}, rolled_up = true "  # noqa: S608
+            f"FROM (VALUES {values}) AS v(id, {', '.join(_SETTLED)}) "
+            f"WHERE l.id = v.id AND l.status = 'pending' RETURNING l.id",
+            params,
+        )
+        updated = {row[0] for row in cursor.fetchall()}
+        # The rows as they now stand, without reading them back.
+        rollups.add_many([LedgerEntry(**opened.row, **fields) for opened, fields in rows if opened.entry_id in updated])
+    return costs
 
 
 def reap(*, older_than: timedelta = timedelta(minutes=10)) -> int:

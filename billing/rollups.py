@@ -75,8 +75,45 @@ HIST_SQL = _hist_sql()
 
 
 def add(entry: LedgerEntry) -> None:
-    """One settled row into every grain: INSERT … ON CONFLICT DO UPDATE, one statement each."""
-    values = {
+    add_many([entry])
+
+
+def add_many(entries: list[LedgerEntry]) -> None:
+    """Settled rows into every grain: summed per cell here, then one INSERT … ON CONFLICT DO
+    UPDATE per grain (a cell appears once in it, as ON CONFLICT requires)."""
+    if not entries:
+        return
+    rows = [_values(entry) for entry in entries]
+    with connection.cursor() as cursor:
+        for grain in GRAINS:
+            cells: dict[tuple, dict] = {}
+            for row in rows:
+                key = (row["day"], *(row[d] for d in grain.dims))
+                cell = cells.get(key)
+                if cell is None:
+                    cells[key] = dict(row)
+                    continue
+                for name in grain.sums:
+                    cell[name] += row[name]
+                if grain.hist:
+                    cell["latency_hist"] = [
+                        a + b for a, b in zip(cell["latency_hist"], row["latency_hist"], strict=True)
+                    ]
+            columns = ["day", *grain.dims, *grain.sums] + (["latency_hist"] if grain.hist else [])
+            updates = [f"{c} = {grain.table}.{c} + EXCLUDED.{c}" for c in grain.sums]
+            if grain.hist:
+                pairs = f"unnest({grain.table}.latency_hist, EXCLUDED.latency_hist) WITH ORDINALITY AS t(a, b, n)"
+                updates.append(f"latency_hist = ARRAY(SELECT coalesce(a, 0) + coalesce(b, 0) FROM {pairs} ORDER BY n)")  # noqa: S608
+            placeholders = ", ".join(["(" + ", ".join(["%s"] * len(columns)) + ")"] * len(cells))
+            cursor.execute(
+                f"INSERT INTO {grain.table} ({', '.join(columns)}) VALUES {placeholders} "  # noqa: S608
+                f"ON CONFLICT ON CONSTRAINT {grain.constraint} DO UPDATE SET {', '.join(updates)}",
+                [cell[c] for cell in cells.values() for c in columns],
+            )
+
+
+def _values(entry: LedgerEntry) -> dict:
+    return {
         "day": entry.created_at.date(),
         "model": entry.model,
         "provider": entry.provider,
@@ -96,18 +133,6 @@ def add(entry: LedgerEntry) -> None:
         "tokens": entry.input_tokens + entry.output_tokens,
         "latency_hist": latency_hist(entry.latency_ms),
     }
-    with connection.cursor() as cursor:
-        for grain in GRAINS:
-            columns = ["day", *grain.dims, *grain.sums] + (["latency_hist"] if grain.hist else [])
-            updates = [f"{c} = {grain.table}.{c} + EXCLUDED.{c}" for c in grain.sums]
-            if grain.hist:
-                pairs = f"unnest({grain.table}.latency_hist, EXCLUDED.latency_hist) WITH ORDINALITY AS t(a, b, n)"
-                updates.append(f"latency_hist = ARRAY(SELECT coalesce(a, 0) + coalesce(b, 0) FROM {pairs} ORDER BY n)")  # noqa: S608
-            cursor.execute(
-                f"INSERT INTO {grain.table} ({', '.join(columns)}) VALUES ({', '.join(['%s'] * len(columns))}) "  # noqa: S608
-                f"ON CONFLICT ON CONSTRAINT {grain.constraint} DO UPDATE SET {', '.join(updates)}",
-                [values[c] for c in columns],
-            )
 
 
 def rebuild(day=None) -> None:

@@ -213,29 +213,33 @@ class Settlement:
     ended: float | None = None
 
 
-def _record(item: Settlement) -> Decimal:
-    """The database half: the ledger row, its rollups and the `llm.call_completed` trace."""
-    latency = int((item.ended or monotonic_ms()) - item.started)
-    error = str(item.error or "")
-    charged = ledger.record(
-        item.opened, usage=item.usage, status=item.status, latency_ms=latency, error=error, reported_cost=item.cost
-    )
-    bus.emit("llm.call_completed", {
-        "model": item.model.name, "provider": item.model.provider, "usage": item.usage.to_dict(),
-        "cost_usd": str(charged), "latency_ms": latency, "status": item.status, "error": error, "role": "gateway",
-        "user_id": item.identity.user_id, "team_id": item.identity.team_id, "key_id": item.identity.key_id,
-        "inbound_shape": item.shape_name, "ledger_id": str(item.opened.entry_id),
-    })  # fmt: skip
+def _record(items: list[Settlement]) -> list[Decimal]:
+    """The database half: the ledger rows, their rollups and the `llm.call_completed` traces."""
+    ended = monotonic_ms()
+    latencies = [int((item.ended or ended) - item.started) for item in items]
+    charged = ledger.record_many([
+        (item.opened, {"usage": item.usage, "status": item.status, "latency_ms": latency,
+                       "error": str(item.error or ""), "reported_cost": item.cost})
+        for item, latency in zip(items, latencies, strict=True)
+    ])  # fmt: skip
+    for item, latency, cost in zip(items, latencies, charged, strict=True):
+        bus.emit("llm.call_completed", {
+            "model": item.model.name, "provider": item.model.provider, "usage": item.usage.to_dict(),
+            "cost_usd": str(cost), "latency_ms": latency, "status": item.status, "error": str(item.error or ""),
+            "role": "gateway", "user_id": item.identity.user_id, "team_id": item.identity.team_id,
+            "key_id": item.identity.key_id, "inbound_shape": item.shape_name, "ledger_id": str(item.opened.entry_id),
+        })  # fmt: skip
     return charged
 
 
-def _after(item: Settlement, charged: Decimal) -> None:
-    """The Redis half, once the database has the row: budget counters and availability."""
-    gate.settle(item.opened.reservation, charged)
-    if item.error is None:
-        availability.record_success(item.model.name, item.model.provider)
-    elif isinstance(item.error, ProviderError):
-        availability.record_failure(item.model.name, item.model.provider, item.error)
+def _after(items: list[Settlement], charged: list[Decimal]) -> None:
+    """The Redis half, once the database has the rows: budget counters and availability."""
+    gate.settle_many([(item.opened.reservation, cost) for item, cost in zip(items, charged, strict=True)])
+    for model in {(item.model.name, item.model.provider) for item in items if item.error is None}:
+        availability.record_success(*model)
+    for item in items:
+        if isinstance(item.error, ProviderError):
+            availability.record_failure(item.model.name, item.model.provider, item.error)
 
 
 def _settle(items: list[Settlement]) -> None:
@@ -244,7 +248,7 @@ def _settle(items: list[Settlement]) -> None:
     try:
         try:
             with transaction.atomic(), trace.batch():
-                charged = [_record(item) for item in items]
+                charged = _record(items)
         except Exception:
             if len(items) == 1:
                 raise
@@ -252,8 +256,7 @@ def _settle(items: list[Settlement]) -> None:
             for item in items:
                 _settle([item])
             return
-        for item, cost in zip(items, charged, strict=True):
-            _after(item, cost)
+        _after(items, charged)
     except Exception:
         logger.exception("could not settle a gateway call; the ledger reaper will bill it at its reservation")
     finally:

@@ -12,6 +12,7 @@ fi
 
 # 1. The virtual environment and its packages.
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+stamp=.venv/.metnos-requirements
 
 # 1a. llama.cpp, compiled here, portable (AVX2/FMA/F16C, no -march=native). A native build on a
 #     CPU whose newest instructions (AMX, AVX-512 FP16) the VM does not enable dies with SIGILL on
@@ -24,11 +25,13 @@ if [ "$(cat "$llama_stamp" 2>/dev/null)" != "$llama_version $llama_args" ]; then
   echo "Compiling llama-cpp-python $llama_version ($llama_args): ~5 min, once"
   CMAKE_ARGS="$llama_args" .venv/bin/pip install -q --no-cache-dir --force-reinstall --no-deps \
     "llama-cpp-python==$llama_version" 2>&1 | grep -v "is ignored: it is neither" || true
-  .venv/bin/python -c "import llama_cpp" \
+  # Installed without its dependencies (the requirements bring them next): check it is there, not importable.
+  .venv/bin/pip show -q llama-cpp-python >/dev/null 2>&1 \
     || { echo "setup: llama-cpp-python did not build; see the errors above" >&2; exit 1; }
+  # The requirements must install everything again, llama-cpp-python's dependencies included.
+  rm -f "$stamp"
   echo "$llama_version $llama_args" > "$llama_stamp"
 fi
-stamp=.venv/.metnos-requirements
 want="$(cat requirements.txt requirements-nodeps.txt constraints.txt | sha256sum | cut -d' ' -f1)"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "Installing Python packages into .venv"
