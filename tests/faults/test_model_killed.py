@@ -62,7 +62,7 @@ def test_a_model_server_killed_mid_stream_ends_the_turn_and_the_next_turn_fails_
         deadline = time.monotonic() + 60
         while not LedgerEntry.objects.filter(turn_id=turn.id).exists() and time.monotonic() < deadline:
             time.sleep(0.05)
-        time.sleep(0.8)
+        time.sleep(0.4)
         os.killpg(server.proc.pid, signal.SIGKILL)
         runner.join(60)
     finally:
