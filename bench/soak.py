@@ -82,26 +82,27 @@ def main() -> None:
     workspaces = tempfile.mkdtemp(prefix="metnos-soak-workspaces-")
     samples: list[tuple[float, float, bool, str]] = []  # (started, latency ms, ok, kind)
     lock = threading.Lock()
-    with EndlessOpenAI(UPSTREAM_DELAY_S) as upstream:
-        provider = Provider.objects.get(name="openai")
-        saved = provider.base_url
-        provider.base_url = upstream.url
-        provider.save()
-        env = {
-            "DATABASE_URL": db_url,
-            "METNOS_LOCAL_MODEL_URL": f"http://127.0.0.1:{model_port}",
-            "METNOS_CELERY_QUEUE": queue,
-            "METNOS_WORKSPACES_ROOT": workspaces,
-            "OPENAI_API_KEY": "sk-soak",
-        }
-        web_port = live.free_port()
-        web = live.start_web(web_port, env)
-        worker = live.start_worker(env, queue)
-        username, password = f"soak-{uuid.uuid4().hex[:6]}", uuid.uuid4().hex
-        user = get_user_model().objects.create_user(username=username, password=password)
-        issued = keys.issue(name="soak", user=user, budget_usd=Decimal("100000"), rpm=1_000_000, tpm=2_000_000_000)
-        http_base, ws_base = f"http://127.0.0.1:{web_port}", f"ws://127.0.0.1:{web_port}"
-        try:
+    web = worker = user = None
+    provider = Provider.objects.get(name="openai")
+    saved = provider.base_url
+    try:
+        with EndlessOpenAI(UPSTREAM_DELAY_S) as upstream:
+            provider.base_url = upstream.url
+            provider.save()
+            env = {
+                "DATABASE_URL": db_url,
+                "METNOS_LOCAL_MODEL_URL": f"http://127.0.0.1:{model_port}",
+                "METNOS_CELERY_QUEUE": queue,
+                "METNOS_WORKSPACES_ROOT": workspaces,
+                "OPENAI_API_KEY": "sk-soak",
+            }
+            web_port = live.free_port()
+            web = live.start_web(web_port, env)
+            worker = live.start_worker(env, queue)
+            username, password = f"soak-{uuid.uuid4().hex[:6]}", uuid.uuid4().hex
+            user = get_user_model().objects.create_user(username=username, password=password)
+            issued = keys.issue(name="soak", user=user, budget_usd=Decimal("100000"), rpm=10**6, tpm=2 * 10**9)
+            http_base, ws_base = f"http://127.0.0.1:{web_port}", f"ws://127.0.0.1:{web_port}"
             notes = Path(workspaces) / f"user-{user.pk}" / "notes"
             notes.mkdir(parents=True, exist_ok=True)
             (notes / "a.md").write_text("line 1\nline 2\n")
@@ -159,13 +160,14 @@ def main() -> None:
                 thread.join()
             elapsed = time.monotonic() - t0
             rss_end = {"daphne": rss_mib(web.proc.pid), "worker": rss_mib(worker.proc.pid)}
-        finally:
+    finally:
+        for process in (worker, web, model):
+            if process is not None:
+                process.stop()
+        if user is not None:
             user.delete()
-            worker.stop()
-            web.stop()
-            model.stop()
-            provider.base_url = saved
-            provider.save()
+        provider.base_url = saved
+        provider.save()
 
     latencies = [s[1] for s in samples]
     first = [s[1] for s in samples if s[0] < window]
