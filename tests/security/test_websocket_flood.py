@@ -1,5 +1,6 @@
 """The chat websocket under hostile clients, on the live daphne: random, malformed, binary and
-oversized frames each get an error frame and leave the connection usable; a flood of 1,000
+oversized frames each get an error frame and leave the connection usable (a frame over daphne's
+1 MiB message limit fails its connection as it arrives, so it is never buffered whole); a flood of 1,000
 frames is rate-limited per connection (a few notices, not 1,000 answers, and no work done for
 the dropped frames), then closed with 4429; the server's memory stays bounded."""
 
@@ -63,6 +64,22 @@ def test_garbage_frames_each_get_an_error_and_the_connection_stays_usable(client
         ws.send(json.dumps({"type": "cancel", "turn_id": "00000000-0000-0000-0000-000000000000"}))
         assert "turn" in json.loads(ws.recv(timeout=10))["message"]
     assert not Turn.objects.exists()
+
+
+def test_a_frame_over_daphnes_limit_is_refused_before_it_is_buffered(client, live_stack):
+    """Frames over METNOS_WS_MAX_FRAME_BYTES get an error frame (above); one over daphne's own
+    message limit (1 MiB) fails the connection as it arrives (1009, or a dropped socket), and
+    the server serves the next one."""
+    session = client.create_session()
+    with client.websocket(session) as ws:
+        ws.send("x" * (2 * 1024 * 1024))
+        with pytest.raises(ConnectionClosed) as closed:
+            ws.recv(timeout=30)
+    assert closed.value.rcvd is None or closed.value.rcvd.code == 1009
+    assert live_stack.web.proc.poll() is None
+    with client.websocket(session) as ws:
+        ws.send(json.dumps({"type": "cancel", "turn_id": "00000000-0000-0000-0000-000000000000"}))
+        assert json.loads(ws.recv(timeout=10))["type"] == "error"
 
 
 def test_a_flood_is_rate_limited_then_closed_and_memory_stays_bounded(client, live_stack, settings):
