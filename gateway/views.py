@@ -310,14 +310,22 @@ class _Settler:
 _settler = _Settler()
 
 
-def _complete(request, shape_name: str):
+def _handle(request, shape_name: str):
+    """The whole call, on a gateway thread: prepare (the body is parsed once, here), then answer
+    in one piece or open the stream the body asked for."""
     started = monotonic_ms()
     try:
-        shape, asked, model, canonical, identity, opened = _prepare(request, shape_name)
+        prepared = _prepare(request, shape_name)
     finally:
         _release_db()
+    if prepared[3].stream:
+        return _open_stream(shape_name, started, *prepared)
+    return _complete(shape_name, started, *prepared)
+
+
+def _complete(shape_name: str, started: float, shape, asked, model, canonical, identity, opened):
     try:
-        response = adapter_for(model).complete(replace(canonical, stream=False))
+        response = adapter_for(model).complete(canonical)
     except ProviderError as exc:
         _settle([Settlement(model, identity, shape_name, opened, Usage(), "error", started, exc)])
         raise Failure(
@@ -332,14 +340,9 @@ def _complete(request, shape_name: str):
     return JsonResponse(shape.render(response, asked))
 
 
-def _open_stream(request, shape_name: str):
-    """Prepare and start the provider stream; returns the shape, model name and a generator of bytes."""
-    started = monotonic_ms()
-    try:
-        shape, asked, model, canonical, identity, opened = _prepare(request, shape_name)
-    finally:
-        _release_db()
-    events = adapter_for(model).stream(replace(canonical, stream=True))
+def _open_stream(shape_name: str, started: float, shape, asked, model, canonical, identity, opened):
+    """Start the provider stream; the response relays it chunk by chunk and settles at its end."""
+    events = adapter_for(model).stream(canonical)
 
     def relay():
         usage, cost, status, error = Usage(), None, "ok", None
@@ -362,7 +365,9 @@ def _open_stream(request, shape_name: str):
         finally:
             _settle([Settlement(model, identity, shape_name, opened, usage, status, started, error, cost)])
 
-    return shape, relay()
+    response = StreamingHttpResponse(_async_chunks(relay()), content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    return response
 
 
 async def _async_chunks(generator):
@@ -393,22 +398,13 @@ async def completions(request):
     try:
         if int(request.headers.get("Content-Length") or 0) > limit:
             raise RequestDataTooBig
-        raw = request.body
+        request.body  # noqa: B018  (read now: a body over DATA_UPLOAD_MAX_MEMORY_SIZE raises here)
     except (RequestDataTooBig, ValueError):
         return _error(shape, Failure(413, f"request body is larger than {limit} bytes"))
     try:
-        wants_stream = b'"stream"' in raw and json.loads(raw or b"{}").get("stream") is True
-    except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
-        wants_stream = False
-    try:
-        if not wants_stream:
-            return await _in_pool(_complete)(request, shape_name)
-        shape, generator = await _in_pool(_open_stream)(request, shape_name)
+        return await _in_pool(_handle)(request, shape_name)
     except Failure as failure:
         return _error(shape, failure)
-    response = StreamingHttpResponse(_async_chunks(generator), content_type="text/event-stream")
-    response["Cache-Control"] = "no-cache"
-    return response
 
 
 @csrf_exempt
