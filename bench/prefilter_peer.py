@@ -7,6 +7,10 @@ The pre-filter was tuned on the even lines only; the odd lines are the held-out 
 --catalog ours runs the same bench on our builtin executors with bench/cases/prefilter_ours.jsonl
 (English and Italian requests we wrote, labelled with our executors).
 Metnos's production pre-filter scores R@1 0.487 and R@5 0.786 on all lines, at ~10 ms.
+--semantic also measures a semantic stage with the shipped MiniLM model: its ranking alone (cosine
+between the request and each tool's name, tags and description head), the lexical score plus
+SEMANTIC_WEIGHT x cosine, and what embedding one request costs. The engine does not use it: on the
+peer data it costs ~11 ms a request and ranks worse (MiniLM is English-only).
 Last line: one JSON object."""
 
 from __future__ import annotations
@@ -72,6 +76,7 @@ def main() -> None:
     parser.add_argument("--peer-dir", default=str(PEER))
     parser.add_argument("--quick", action="store_true", help="one pass (the default is 5 timing passes)")
     parser.add_argument("--misses", action="store_true", help="print the requests whose tool is not in the top 5")
+    parser.add_argument("--semantic", action="store_true", help="also measure a MiniLM semantic stage")
     args = parser.parse_args()
     import django
 
@@ -112,7 +117,52 @@ def main() -> None:
         "p95_ms": round(pct(timings, 0.95), 3),
         "metnos_production": {"recall_at_1": 0.487, "recall_at_5": 0.786, "mean_ms": 10.0, "split": "all"},
     }
+    if args.semantic:
+        result["semantic"] = semantic(entries, corpus, prefilter)
     print(json.dumps(result))
+
+
+SEMANTIC_WEIGHT = 5.0
+
+
+def semantic(entries: list, corpus: list[tuple[int, str, str]], prefilter) -> dict:
+    """MiniLM as a ranking of its own and fused with the lexical scores, with its cost."""
+    from planner import embeddings
+    from planner.intent import extract
+
+    model = embeddings.model()
+    started = time.perf_counter()
+    documents = [f"{e.name.replace('_', ' ')}. {', '.join(e.affinity)}. {e.description[:300]}" for e in entries]
+    matrix = model.encode(documents, normalize_embeddings=True, batch_size=16)
+    catalog_s = time.perf_counter() - started
+    names = [e.name for e in entries]
+    alone, fused, timings = [0, 0], [0, 0], []
+    for _, query, label in corpus:
+        started = time.perf_counter()
+        vector = model.encode(query, normalize_embeddings=True, show_progress_bar=False)
+        timings.append((time.perf_counter() - started) * 1000)
+        similarity = dict(zip(names, (matrix @ vector).tolist(), strict=True))
+        order = sorted(names, key=lambda n: -similarity[n])
+        lexical = {c.name: c.score for c in prefilter.rank(query, extract(query))}
+        both = sorted(
+            set(lexical) | set(order[:5]), key=lambda n: -(lexical.get(n, 0) + SEMANTIC_WEIGHT * similarity[n])
+        )
+        for tally, top in ((alone, order), (fused, both)):
+            tally[0] += top[0] == label
+            tally[1] += label in top[:5]
+    n = len(corpus)
+    return {
+        "model": "all-MiniLM-L6-v2",
+        "alone": {"recall_at_1": round(alone[0] / n, 3), "recall_at_5": round(alone[1] / n, 3)},
+        "fused": {
+            "weight": SEMANTIC_WEIGHT,
+            "recall_at_1": round(fused[0] / n, 3),
+            "recall_at_5": round(fused[1] / n, 3),
+        },
+        "embed_mean_ms": round(statistics.fmean(timings), 2),
+        "embed_p95_ms": round(pct(timings, 0.95), 2),
+        "catalog_embed_s": round(catalog_s, 2),
+    }
 
 
 if __name__ == "__main__":

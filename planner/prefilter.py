@@ -247,12 +247,17 @@ class Prefilter:
             scores[name] += HEAD_BONUS
         question = text.rstrip().endswith("?") or (bool(said) and said[0] in _QUESTION)
         no_verb = intent is None or not intent.verbs
-        bonus = (READ_DEFAULT_BONUS if no_verb else 0) + (QUESTION_BONUS if question else 0)
-        if bonus:
-            for name in scores:
-                if self.verb_of(name) in READ_VERBS:
-                    scores[name] += bonus
-        self._typed(text, folded, said, scores)
+        typed = self._typed(text, folded, said)
+        for name, bonus in typed.items():
+            scores[name] += bonus
+        for name in scores:
+            if self.verb_of(name) in READ_VERBS:
+                scores[name] += READ_DEFAULT_BONUS if no_verb else 0
+                # only between tools the request named the object of (or holds one for: a path, a
+                # URL): a question alone is not a request for a tool («qual è la capitale della
+                # Francia?» is answered directly)
+                if question and (object_hits.get(name) or typed.get(name)):
+                    scores[name] += QUESTION_BONUS
         for alias, target in self.alias_of.items():
             if scores.get(alias, 0) > 0 and scores.get(target, 0) > 0 and scores[alias] >= scores[target]:
                 scores[alias] = scores[target] - 0.5
@@ -293,7 +298,7 @@ class Prefilter:
                     found[kind].add(name)
         return found
 
-    def _typed(self, text: str, lowered: str, said: list[str], scores: dict[str, float]) -> None:
+    def _typed(self, text: str, lowered: str, said: list[str]) -> dict[str, float]:
         """What the request holds, not only what it says: a URL wants a tool that acts on urls,
         a file name a tool on files (or on that very format), a date relative to now a tool
         that tells the time."""
@@ -302,6 +307,7 @@ class Prefilter:
         has_path = bool(_PATH.search(lowered))
         relative_time = any(w in _RELATIVE_TIME for w in said)
         arithmetic = bool(_ARITHMETIC.search(text))
+        scores: dict[str, float] = defaultdict(float)
         for name, objects in self.objects.items():
             if arithmetic and self.verb_of(name) == "compute":
                 scores[name] += TYPED_BONUS
@@ -313,6 +319,7 @@ class Prefilter:
                 scores[name] += TYPED_BONUS if extensions & set(objects) else TYPED_BONUS / 2
             if relative_time and _TIME_OBJECTS & set(objects):
                 scores[name] += TYPED_BONUS
+        return scores
 
     def _phrase_recall(self, present: set[str], already: set[str]) -> list[Candidate]:
         added: list[str] = []

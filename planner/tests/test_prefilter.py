@@ -139,3 +139,68 @@ def test_a_date_relative_to_now_brings_the_time_tool():
 
 def test_italian_verbs_with_pronoun_suffixes_share_the_verbs_stems():
     assert stem_set("mostrami") >= stem_set("mostra") and stem_set("mandamelo") >= stem_set("manda")
+
+
+def ranked_names(entries, text: str) -> list[str]:
+    return [c.name for c in Prefilter(entries).rank(text, extract(text))]
+
+
+PHOTOS_AND_PEOPLE = [
+    Tool("find_images_indices", "Search the local photo index by content, faces and place", ("faces", "persons")),
+    Tool("find_images_web", "Reverse image search on the web", ("trova-fonte", "reverse-image-search")),
+    Tool("get_persons", "The registry of enrolled people", ("persona", "registro persone")),
+    Tool("set_persons", "Enroll a person in the registry", ("enrolla", "persona")),
+]
+
+
+@pytest.mark.parametrize(
+    ("request_text", "tool"),
+    [
+        # «foto» is not in any description: it is a word for the object a tool's name acts on,
+        # and the first such word is the request's head, whatever follows it
+        ("foto di una persona al mare", "find_images_indices"),
+        ("trova foto al mare", "find_images_indices"),
+        ("cerca una persona nel registro", "get_persons"),
+        # a hyphenated tag counts only whole: «trova» alone is not «trova-fonte»
+        ("trova fonte di questa immagine", "find_images_web"),
+    ],
+)
+def test_words_for_a_tools_object_name_it_and_the_head_object_comes_first(request_text, tool):
+    names = ranked_names(PHOTOS_AND_PEOPLE, request_text)
+    assert names and names[0] == tool, names
+
+
+def test_a_question_looks_and_an_order_changes():
+    skills = [
+        Tool("list_skills", "Lists the skills and whether each is on", ("skill", "skills")),
+        Tool("set_skills", "Turns a skill on or off", ("skill", "attiva", "disattiva")),
+    ]
+    assert ranked_names(skills, "quali skill ho attive?")[0] == "list_skills"
+    assert ranked_names(skills, "attiva la skill geo")[0] == "set_skills"
+
+
+def test_a_request_the_description_quotes_as_an_example_matches_whole():
+    tools = [
+        Tool("list_beta", "Lists what is there: installed modules, show packages", ()),
+        Tool("list_gamma", "Lists what is there: installed modules. USE for: 'show installed modules'", ()),
+    ]
+    ranked = Prefilter(tools).rank("show me the installed modules")
+    assert ranked[0].name == "list_gamma" and ranked[0].score == ranked[1].score + 4
+
+
+def test_the_first_step_of_a_chained_request_weighs_more():
+    tools = [Tool("read_zeta", "", ("rocm",)), Tool("read_alpha", "", ("llama",))]
+    assert ranked_names(tools, "rocm, poi llama")[0] == "read_zeta"
+    assert ranked_names(tools, "llama, poi rocm")[0] == "read_alpha"
+    assert ranked_names(tools, "rocm llama")[0] == "read_alpha"  # one step: a tie, by name
+
+
+def test_the_top_five_holds_at_most_three_tools_on_one_object():
+    tools = [
+        Tool(f"{verb}_files", f"{verb} a file", ("file", "documento"))
+        for verb in ("read", "write", "delete", "share", "move")
+    ]
+    tools.append(Tool("find_urls", "Search the web for a document", ("documento online",)))
+    names = ranked_names(tools, "il documento del sito")
+    # without the cap it would come sixth, after all five tools on files
+    assert names.index("find_urls") == 3 and all(name.endswith("_files") for name in names[:3])
