@@ -133,32 +133,35 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
     needs = TurnNeeds(
         acts=bool(candidates), estimated_tokens=estimate_tokens(prompt), text=inp.text, workspace=inp.workspace
     )
+    delegate = settings.METNOS_PROPOSER_MODEL if candidates else None  # slot 5, for turns that act
     try:
-        decision = decide_for_turn(inp, needs, ids, delegate=settings.METNOS_PROPOSER_MODEL if candidates else None)
+        decision = decide_for_turn(inp, needs, ids, delegate=delegate)
     except (NoRoute, ExplicitModelUnavailable) as exc:
         outcome = TurnOutcome(final_kind="error", text=str(exc), layer="route", error=str(exc))
         return _finish(outcome, started, ids, inp, probe)
 
-    if not candidates:
-        outcome = direct.answer(inp, decision, sink, ids)
-        if outcome.trace.get("unreachable_before_answer"):
-            outcome, decision = _fail_over(inp, needs, ids, sink, outcome, decision)
-    else:
+    def answer(chosen):
+        if not candidates:
+            return direct.answer(inp, chosen, sink, ids)
         if inp.mode == "react":
-            outcome = react.run(inp, candidates=candidates, decision=decision, sink=sink, ids=ids)
-        else:
-            outcome = engine.run(
-                inp,
-                intent=intent,
-                candidates=candidates,
-                catalog=cat,
-                decision=decision,
-                sink=sink,
-                ids=ids,
-                excluded=_banned(probe) if use_memory else None,
-            )
-            if use_memory:
-                _learn(probe, outcome, cat, inp.turn_id)
+            return react.run(inp, candidates=candidates, decision=chosen, sink=sink, ids=ids)
+        return engine.run(
+            inp,
+            intent=intent,
+            candidates=candidates,
+            catalog=cat,
+            decision=chosen,
+            sink=sink,
+            ids=ids,
+            excluded=_banned(probe) if use_memory else None,
+        )
+
+    outcome = answer(decision)
+    if outcome.trace.get("unreachable_before_answer"):
+        outcome, decision = _fail_over(inp, needs, ids, outcome, decision, answer, delegate=delegate)
+    if candidates:
+        if use_memory and inp.mode != "react":
+            _learn(probe, outcome, cat, inp.turn_id)
         if outcome.final_kind == "answer" and outcome.layer != "terminator":
             try:
                 sink.on_delta(outcome.text)  # the final message, in one piece
@@ -184,19 +187,25 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
     return _finish(outcome, started, ids, inp, probe)
 
 
-def _fail_over(inp: TurnInput, needs: TurnNeeds, ids: dict, sink: Sink, failed: TurnOutcome, decision):
-    """The chosen model could not be reached before it said anything (the failure is already in
-    the availability state): route again, once, and answer with the next model if the chain now
-    picks another one. A model the user named for this message is not replaced."""
+def _fail_over(inp: TurnInput, needs: TurnNeeds, ids: dict, failed: TurnOutcome, decision, answer, *, delegate):
+    """The chosen model could not be reached before it said (or, planning, ran) anything; the
+    failure is already in the availability state. Route again, once, and let `answer` redo the
+    turn with the next model if the chain now picks another one. A model the user named for this
+    message is not replaced."""
     if decision.slot == "per_message_override":
         return failed, decision
     try:
-        retry = decide_for_turn(inp, needs, ids)
+        retry = decide_for_turn(inp, needs, ids, delegate=delegate)
     except (NoRoute, ExplicitModelUnavailable):
         return failed, decision
     if retry.model.name == decision.model.name:
         return failed, decision
-    outcome = replace(direct.answer(inp, retry, sink, ids), model_calls=failed.model_calls + 1)
+    outcome = answer(retry)
+    outcome = replace(
+        outcome,
+        model_calls=failed.model_calls + outcome.model_calls,
+        cost_usd=failed.cost_usd + outcome.cost_usd,
+    )
     outcome.trace["failover"] = {"from": decision.model.name, "error": failed.error, "to": retry.model.name}
     return outcome, retry
 

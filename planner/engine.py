@@ -144,6 +144,9 @@ def run(
         record = {"raw": proposal.raw[:4000], "problems_in": problems}
         trace["attempts"].append(record)
         if proposal.result.error is not None:
+            # Nothing has run yet (plans are proposed before any step): when the model could not
+            # be reached, dispatch may route again and plan with the next model.
+            trace["unreachable_before_answer"] = proposal.result.error.kind in ("network", "timeout")
             return outcome("error", llm.user_facing(proposal.result.error), layer, str(proposal.result.error))
         if proposal.plan is None:
             problems = [f"the reply was not a usable plan: {proposal.problem}"]

@@ -185,6 +185,8 @@ def run(
         result = llm.call(request, model, role=inp.role, ids=ids, user_id=inp.user_id, slot=decision.slot)
         tally.add(result)
         if result.error is not None:
+            # before the first action of a fresh loop nothing has run: dispatch may go on with the next model
+            trace["unreachable_before_answer"] = not steps and not state and result.error.kind in ("network", "timeout")
             return outcome("error", llm.user_facing(result.error), str(result.error))
         action, use = _next_action(result, native)
         if action is None:

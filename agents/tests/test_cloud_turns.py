@@ -11,7 +11,8 @@ from agents.models import Message, Turn
 from agents.tasks import run_turn
 from core.models import TraceEvent
 from routing.models import Provider
-from tests.loopback import LoopbackProvider, Reply
+from tests.live import free_port
+from tests.loopback import LoopbackProvider, Reply, completion, plan
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -107,3 +108,40 @@ def test_a_per_message_model_without_its_key_ends_the_turn_with_the_reason(sessi
     assert turn.final_kind == "error"
     assert "OPENAI_API_KEY is not set" in turn.error
     assert Turn.objects.get(id=turn.id).messages.filter(role="user").exists()
+
+
+@pytest.mark.parametrize("mode", ["engine", "react"])
+def test_a_turn_that_acts_whose_model_is_refused_is_run_by_the_next_model(
+    session, monkeypatch, settings, planner_model, mode
+):
+    """Nothing listens where the sticky cloud model should be: the refused connection takes the
+    provider down at once. Nothing has run yet (an engine plan is proposed before any step, a ReAct
+    loop asks before its first action), so the same turn is routed again and run by the next slot
+    (the proposer model, here a scripted one)."""
+    settings.METNOS_PLAN_MEMORY = False  # the planner must be asked, not memory
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    Provider.objects.filter(name="anthropic").update(base_url=f"http://127.0.0.1:{free_port()}")
+    workspace = services.workspace_create(owner=session.owner, name=mode, mode=mode)
+    services.workspace_path(workspace).joinpath("a.md").write_text("one\ntwo\n")
+    session = services.session_create(owner=session.owner, workspace=workspace)
+    session.sticky_model = "sonnet"
+    session.save(update_fields=["sticky_model"])
+    if mode == "engine":
+        planner_model.replies.append(
+            plan(("read_files", {"paths": ["a.md"], "tail_lines": 1}), final="${step1.entries.0.content}")
+        )
+    else:
+        planner_model.replies.extend(
+            [completion('{"tool": "read_files", "args": {"paths": ["a.md"]}}'), completion('{"final": "It says two."}')]
+        )
+    turn = services.turn_submit(session=session, text="read a.md and tell me its last line", model="")
+    run_turn(str(turn.id))
+    turn.refresh_from_db()
+    assert turn.trace["failover"] == {
+        "from": "claude-sonnet",
+        "error": turn.trace["failover"]["error"],
+        "to": "scripted",
+    }, turn.trace
+    assert "network" in turn.trace["failover"]["error"] or "refused" in turn.trace["failover"]["error"].lower()
+    assert (turn.final_kind, turn.layer, turn.route["winner"]) == ("answer", mode, "scripted")
+    assert "two" in Message.objects.get(turn=turn, role="assistant").text
