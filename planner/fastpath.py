@@ -1,6 +1,8 @@
 """L0 fastpath: a remembered plan for every request the full plan answered, served with no
 model call. Stage 1 is an exact match on the masked request's hash (a B-tree lookup); stage 2
-is a cosine K-NN over embeddings (pgvector HNSW) under the guards in planner.memory.
+is a cosine K-NN over embeddings (pgvector HNSW) under the guards in planner.memory; stage 3,
+when nothing is near by meaning, is an equal signature (the same request in other words or in
+Italian: the embedding model is English-only), under the same guards.
 
 Entries are made by `learn` from every turn the engine completed, age out (`age`, nightly),
 are superseded by a newer plan for the same masked request, retire when an executor they use
@@ -54,6 +56,24 @@ def lookup(probe: Probe, catalog: Catalog, started: float) -> Recall | None:
         admitted = admit(entry, probe, catalog, stage=2, cosine=cosine)
         if admitted:
             return Recall("fastpath", entry, admitted[0], admitted[1], 2, cosine, monotonic_ms() - started)
+    # Stage 3: nothing near by meaning, but the same request in other words: an equal signature
+    # (verbs and objects as their labels, so «elenca i file» is «list the files»), then every guard.
+    if probe.intent.verb and len(probe.signature) >= 2 and any(t.startswith("v:") for t in probe.signature):
+        same = [
+            entry
+            for entry in active.filter(signature=list(probe.signature))
+            .annotate(distance=CosineDistance("embedding", vector))
+            .order_by(F("owner_id").desc(nulls_last=True), "-created_at")[:5]
+            if _current(entry, catalog)
+        ]
+        # Words the signature does not keep can still tell plans apart («save» and «append» are
+        # both writing): when the entries it finds disagree, the request is not served from here.
+        if len({entry.plan_hash for entry in same}) == 1:
+            for entry in same:
+                cosine = 1.0 - float(entry.distance)
+                admitted = admit(entry, probe, catalog, stage=3, cosine=cosine)
+                if admitted:
+                    return Recall("fastpath", entry, admitted[0], admitted[1], 3, cosine, monotonic_ms() - started)
     return None
 
 

@@ -4,7 +4,10 @@ A request is a Probe: its typed values and masked text (planner.params), its int
 signature, and (only when a stage needs it) its embedding. A remembered plan is served only
 when every guard holds; otherwise it is a miss and the request goes on to the proposer:
 
-    same masked request (stage 1) or cosine ≥ METNOS_MEMORY_MIN_COSINE (stage 2)
+    same masked request (stage 1) or cosine ≥ METNOS_MEMORY_MIN_COSINE (stage 2) or, with no
+        neighbour near enough, an equal signature (stage 3: the same request in other words or
+        in the other language, «elenca i file in docs/» for «list the files in docs/»; the
+        embedding model is English-only)
     and the intent's verbs agree and its objects are equal
     and the signatures agree (slots, modifiers, negation, objects and content words equal;
         verbs of the same tool family)
@@ -72,7 +75,7 @@ class Recall:
     entry: Any  # the Fastpath or Autopath row
     plan: Plan  # bound: the request's values in place of its slots
     params: dict[str, Any]
-    stage: int  # 1 exact, 2 embedding
+    stage: int  # 1 exact, 2 embedding, 3 equal signature
     cosine: float
     lookup_ms: float
 
@@ -136,8 +139,8 @@ def bind(plan: dict, values: dict[str, Any]) -> dict:
 
 def admit(entry, probe_: Probe, catalog: Catalog, *, stage: int, cosine: float) -> tuple[Plan, dict] | None:
     """The entry's plan bound to the probe's values when every guard holds, else None."""
-    if stage == 2:
-        if cosine < settings.METNOS_MEMORY_MIN_COSINE:
+    if stage >= 2:
+        if cosine < settings.METNOS_MEMORY_MIN_COSINE and tuple(entry.signature) != probe_.signature:
             return None
         if not verbs_agree(entry.verb or None, probe_.intent.verb) or (entry.object or None) != probe_.intent.object:
             return None

@@ -74,6 +74,17 @@ _MODIFIERS = {
     "first": "first", "initial": "first", "top": "first", "head": "first", "beginning": "first", "prime": "first",
     "primi": "first", "prima": "first", "primo": "first",
 }  # fmt: skip
+# Operations that one intent verb covers but a plan does not (computing a sum is not an average,
+# writing is not appending): each keeps a token of its own, in either language.
+_OPERATIONS = {
+    "sum": "sum", "sums": "sum", "total": "sum", "somma": "sum", "sommare": "sum", "totale": "sum",
+    "average": "mean", "mean": "mean", "avg": "mean", "media": "mean",
+    "multiply": "product", "product": "product", "moltiplica": "product", "prodotto": "product",
+    "divide": "quotient", "dividi": "quotient", "quotient": "quotient", "quoziente": "quotient",
+    "max": "max", "maximum": "max", "largest": "max", "massimo": "max",
+    "min": "min", "minimum": "min", "smallest": "min", "minimo": "min",
+    "append": "append", "add": "append", "aggiungi": "append", "appendi": "append", "accoda": "append",
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -186,6 +197,9 @@ def signature(masked: str) -> tuple[str, ...]:
             variants = stems(word)
             verb = _VERB_STEMS.get("=" + word) or next((_VERB_STEMS[s] for s in variants if s in _VERB_STEMS), None)
             obj = next((_OBJECT_STEMS[s] for s in variants if s in _OBJECT_STEMS), None)
+            if word in _OPERATIONS:  # the operation's own token (and its verb's label, when it is one)
+                tokens.update({f"f:{_OPERATIONS[word]}", *([f"v:{verb}"] if verb else [])})
+                continue
             tokens.add(f"v:{verb}" if verb else f"o:{obj}" if obj else min(variants))
     return tuple(sorted(tokens))
 

@@ -20,9 +20,10 @@ STOPWORDS = frozenset(
     some what which who whom whose when where why how there here not no yes up out over
     il lo la i gli le un uno una di da del dello della dei degli delle al allo alla ai agli alle dal dallo
     dalla dai dagli dalle nel nello nella nei negli nelle sul sullo sulla sui sugli sulle con per tra fra
-    e ed o oppure ma se che chi cui non si mi ti ci vi lo li ne mio mia miei mie tuo tua suo sua nostro
-    vostro loro questo questa questi queste quello quella quelli quelle come dove quando perche quale
-    quali quanto quanta sono sei siamo siete era erano essere ho hai ha abbiamo avete hanno per favore
+    e ed o oppure ma se che chi cui non si mi ti ci vi lo li ne mio mia miei mie tuo tua tuoi tue suo sua suoi
+    sue nostro nostra nostri nostre vostro vostra vostri vostre loro questo questa questi queste quello quella
+    quelli quelle come dove quando perche quale quali quanto quanta sono sei siamo siete era erano essere ho
+    hai ha abbiamo avete hanno per favore
     """.split()
 )
 

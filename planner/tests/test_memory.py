@@ -59,6 +59,36 @@ def test_a_completed_plan_is_served_again_with_the_new_values_and_no_model(plann
     assert Observation.objects.filter(layer="fastpath", success=True).count() == 2
 
 
+def test_the_same_request_in_italian_is_served_by_its_signature(planner_model, workspace):
+    """MiniLM is English-only, so «mostra le ultime 2 righe di notes/b.md» is not near the English
+    request by meaning; its signature (verbs and objects as labels) is equal, and every guard holds."""
+    learn_read_last(planner_model, workspace)
+    italian = turn(workspace, "leggi notes/b.md e dimmi le sue ultime 1 righe")
+    assert (italian.layer, italian.model_calls, italian.text) == ("fastpath", 0, "TODO: call Ada")
+    assert italian.trace["memory"]["stage"] == 3 and italian.trace["memory"]["cosine"] < 0.6
+    # the guards hold across languages: the first lines are not the last ones
+    planner_model.replies.append(plan(final="(the model answered)"))
+    assert turn(workspace, "leggi le prime 2 righe di notes/b.md").layer not in ("fastpath", "autopath")
+
+
+def test_seeds_answer_italian_requests_and_never_swap_an_operation(planner_model, workspace):
+    from planner import seeds
+
+    seeds.load(catalog())
+    served = {
+        "quanti file .md ci sono?": {"pattern": "*.md"},
+        "calcola la somma di 3, 4 e 5": {"expression": "sum([3, 4, 5])"},
+        "aggiungi 'pane' a spesa.txt": {"path": "spesa.txt", "content": "pane", "append": True},
+        "salva il testo 'pane' in spesa.txt": {"path": "spesa.txt", "content": "pane"},
+    }
+    for request, args in served.items():
+        recall = memory.lookup(memory.probe(request, workspace, 1), catalog())
+        assert recall is not None and recall.plan.steps[0].args == args, request
+    # «media» is an average: the sum's plan (the one seed with this signature but for the
+    # operation) is not served for it
+    assert memory.lookup(memory.probe("calcola la media di 3, 4 e 5", workspace, 1), catalog()) is None
+
+
 @pytest.mark.parametrize(
     "near_miss",
     [
