@@ -204,19 +204,18 @@ class Prefilter:
             weight = FIRST_CLAUSE_WEIGHT if word in first else 1.0
             word_stems = stems(word)
             is_verb = "=" + word in _VERB_STEMS or any(s in _VERB_STEMS for s in word_stems)
-            matched = {n for s in word_stems for n in self.affinity.get(s, ())}
-            matched |= {n for s in word_stems for n in self.name_words.get(s, ())}
+            tagged = {n for s in word_stems for n in self.affinity.get(s, ())}
+            named = {n for s in word_stems for n in self.name_words.get(s, ())}
             if not is_verb:
-                for name in matched:
+                for name in tagged | named:
                     object_hits[name] += 1
-                named = {n for s in word_stems for n in self.name_words.get(s, ())}
                 if head is None and named:
                     head = named
-            for name in {n for s in word_stems for n in self.affinity.get(s, ())}:
+            for name in tagged:
                 affinity_hits[name] += weight
             for name in {n for s in word_stems for n in self.description.get(s, ())}:
                 description_hits[name] += weight
-            for name in {n for s in word_stems for n in self.name_words.get(s, ())}:
+            for name in named:
                 name_hits[name] += weight
         scores: dict[str, float] = defaultdict(float)
         wholes = self._wholes(present)
