@@ -137,7 +137,7 @@ class SessionConsumer(AsyncWebsocketConsumer):
         if commands.is_command(text):
             reply = await database_sync_to_async(commands.run)(self.session, text)
             if not reply.turn_text:
-                await self.send_json({"type": "command.result", "command": text.strip().split()[0], "text": reply.text})
+                await self.send_json(frames.command_result(text.strip().split()[0], reply.text))
                 return
             text, model = reply.turn_text, model or reply.model  # a custom command: its body is the turn
             options = reply.options
@@ -189,8 +189,7 @@ class SessionConsumer(AsyncWebsocketConsumer):
         except services.InvalidInput as exc:
             await self.send_json(frames.error(str(exc)))
             return
-        resumed = {"type": "turn.resumed", "turn_id": str(turn.id), "decision": decision}
-        await self.to_session(resumed)
+        await self.to_session(frames.turn_resumed(turn, decision))
 
     async def on_feedback(self, data: dict) -> None:
         turn = await database_sync_to_async(self._own_turn)(data.get("turn_id"))

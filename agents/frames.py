@@ -1,4 +1,6 @@
-"""The server → client frames of the websocket protocol (DESIGN.md)."""
+"""The server → client frames of the websocket protocol (DESIGN.md): every frame the browser
+gets is built here. This module imports no service: services, the worker and the consumer all
+build their frames with it."""
 
 from agents.models import Turn
 from billing.cost import format_usd
@@ -6,6 +8,16 @@ from billing.cost import format_usd
 
 def turn_started(turn: Turn) -> dict:
     return {"type": "turn.started", "turn_id": str(turn.id)}
+
+
+def delta(turn_id, text: str) -> dict:
+    """Streamed answer text, batched (push.DeltaBatcher)."""
+    return {"type": "delta", "turn_id": str(turn_id), "text": text}
+
+
+def step(turn_id, event: dict) -> dict:
+    """A plan step started or ended; `event` is what the engine reported (planner.turn.Sink)."""
+    return {"type": "step", "turn_id": str(turn_id), **event}
 
 
 def turn_completed(turn: Turn, text: str) -> dict:
@@ -35,6 +47,20 @@ def approval_request(turn: Turn) -> dict:
         "args": pending["args"],
         "step": pending.get("step"),
     }
+
+
+def turn_resumed(turn: Turn, decision: str) -> dict:
+    return {"type": "turn.resumed", "turn_id": str(turn.id), "decision": decision}
+
+
+def todos(items: list[dict]) -> dict:
+    """The session's whole task list, after the agent changed it."""
+    return {"type": "todos", "items": items}
+
+
+def command_result(command: str, text: str) -> dict:
+    """A slash command's reply; it runs no turn."""
+    return {"type": "command.result", "command": command, "text": text}
 
 
 def error(message: str, turn_id: str | None = None) -> dict:

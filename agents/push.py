@@ -14,6 +14,8 @@ from typing import Any
 
 from channels.layers import get_channel_layer
 
+from agents import frames
+
 logger = logging.getLogger(__name__)
 
 
@@ -100,7 +102,7 @@ class DeltaBatcher:
     def flush(self) -> None:
         if not self._buffer:
             return
-        pusher.send(self.session_id, {"type": "delta", "turn_id": self.turn_id, "text": "".join(self._buffer)})
+        pusher.send(self.session_id, frames.delta(self.turn_id, "".join(self._buffer)))
         self._buffer.clear()
         self._last_flush = self._clock()
         self.frames_sent += 1

@@ -20,6 +20,7 @@ from django.db import transaction
 from django_celery_beat.models import CrontabSchedule, IntervalSchedule, PeriodicTask
 
 from agents.models import ChatSession, RecurringRun, RecurringTask
+from agents.services import turns
 from core.clock import now
 from planner.executors.base import ExecutorError
 
@@ -188,12 +189,10 @@ def end(task: RecurringTask, status: str) -> None:
 def fire(task: RecurringTask, *, manual: bool = False) -> RecurringRun:
     """One run: the prompt becomes a new turn in the task's session. The last allowed run ends
     the task."""
-    from agents import services
-
     task = RecurringTask.objects.select_for_update().get(pk=task.pk)
     if task.status != "active" or (not task.enabled and not manual):
         return RecurringRun.objects.create(task=task, status="skipped", note=f"the task is {task.status}")
-    turn = services.turn_submit(session=task.session, text=task.prompt)
+    turn = turns.turn_submit(session=task.session, text=task.prompt)
     run = RecurringRun.objects.create(task=task, turn=turn, status="started", note="run now" if manual else "")
     task.runs_done += 1
     task.last_run_at = now()

@@ -8,6 +8,7 @@ from django.db.models import Prefetch, Q, QuerySet
 
 from agents.models import ChatSession, Message, Turn, Workspace, WorkspaceMember
 from core.ir import Message as IRMessage
+from core.models import TraceEvent
 
 
 def session_for_user(*, session_id, user: AbstractBaseUser) -> ChatSession | None:
@@ -148,8 +149,6 @@ def turn_for_user(*, turn_id, user: AbstractBaseUser) -> Turn | None:
 
 
 def turn_trace(*, turn: Turn) -> dict:
-    from core.models import TraceEvent
-
     messages = {m.role: m.text for m in turn.messages.all()}
     events = TraceEvent.objects.filter(turn_id=turn.id).order_by("ts").values("ts", "type", "payload")
     return {

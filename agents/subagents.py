@@ -2,7 +2,7 @@
 (linked to the turn that started it), run by its own Celery task on the worker tier, with its
 profile's tools and step limit, no memory and no memory tools. The parent's plan waits without
 holding a worker; when the subagent's turn ends, its final answer becomes the step's result and
-the parent resumes. Calls are billed with role `worker`. Subagents nest at most
+the parent resumes (services.turns). Calls are billed with role `worker`. Subagents nest at most
 METNOS_SUBAGENT_MAX_DEPTH deep.
 
 Built-in profiles: main (every tool, the wise tier), explore, plan and code (the worker tier).
@@ -20,6 +20,7 @@ from django.db import transaction
 
 from agents.dotfiles import DOT, DotfileError, frontmatter
 from agents.models import ChatSession, Turn
+from agents.services import turns
 from planner.executors.base import ExecutorError
 
 READ = ("read_files", "list_files", "find_files", "grep_files", "get_time", "compute", "scratchpad_read", "skill_load")
@@ -97,8 +98,6 @@ class Delegate:
         self.turn, self.root = turn, root
 
     def start(self, name: str, task: str) -> str:
-        from agents import services
-
         session = self.turn.session
         limit = settings.METNOS_SUBAGENT_MAX_DEPTH
         if session.depth >= limit:
@@ -113,15 +112,5 @@ class Delegate:
                 depth=session.depth + 1, profile=chosen.name, yolo=session.yolo, grants=session.grants,
                 title=f"subagent {chosen.name}: {task.strip()[:80]}",
             )  # fmt: skip
-            turn = services.turn_submit(session=child, text=task, model=chosen.model_name())
+            turn = turns.turn_submit(session=child, text=task, model=chosen.model_name())
         return str(turn.id)
-
-
-def result_of(turn: Turn, text: str) -> dict:
-    """A finished subagent turn as its parent step's result."""
-    session = turn.session
-    result = {"ok": turn.final_kind == "answer", "text": text, "final_kind": turn.final_kind,
-              "turn_id": str(turn.id), "session_id": str(session.pk), "profile": session.profile}  # fmt: skip
-    if not result["ok"]:
-        result |= {"error": text or turn.error or "the subagent did not finish", "error_class": "subagent_failed"}
-    return result

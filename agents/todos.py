@@ -3,6 +3,7 @@ chat. The list is replaced whole on each update (the model rewrites it as work m
 
 from __future__ import annotations
 
+from agents import frames
 from agents.models import ChatSession
 from agents.push import pusher
 
@@ -24,7 +25,7 @@ class SessionTodos:
             if str(i.get("text", "")).strip() and i.get("status") in STATUSES
         ]
         ChatSession.objects.filter(pk=self.session_id).update(todos=clean)
-        pusher.send(self.session_id, {"type": "todos", "items": clean})
+        pusher.send(self.session_id, frames.todos(clean))
         return clean
 
 

@@ -103,9 +103,10 @@ def main() -> None:
     import logging
 
     from core.clock import monotonic_ms
-    from planner import autopath, fastpath, memory
+    from planner import memory
     from planner.catalog import catalog
     from planner.embeddings import embed, model
+    from planner.memory import autopath, fastpath
     from planner.models import AntiAutopath, Autopath, Fastpath, Observation
 
     logging.getLogger("planner").setLevel(logging.WARNING)
@@ -122,11 +123,11 @@ def main() -> None:
             table.objects.all().delete()
         ws = make_workspace(case)
         try:
-            learned = memory.probe(case["learn"], ws, owner)
+            learned = memory.Probe.of(case["learn"], ws, owner)
             fastpath.learn(learned, case["plan"], cat, turn_id=None)
             autopath.record_success(learned, case["plan"], cat)
             embed.cache_clear()  # stage 2 pays for its embedding in every case
-            probe = memory.probe(case["probe"], ws, owner)
+            probe = memory.Probe.of(case["probe"], ws, owner)
             started = monotonic_ms()
             recall = memory.lookup(probe, cat)
             elapsed = monotonic_ms() - started

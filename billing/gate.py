@@ -21,9 +21,10 @@ from decimal import Decimal
 
 import redis
 from django.conf import settings
-from django.db.models import Q
+from django.db.models import Q, Sum
 
 from billing.cost import USD_QUANTUM, format_usd
+from billing.models import Budget, LedgerEntry, RateLimit
 
 logger = logging.getLogger(__name__)
 UNITS = Decimal(1) / USD_QUANTUM  # 1e8 units per USD
@@ -146,10 +147,6 @@ def _prefix() -> str:
 
 
 def _spent_in_ledger(scope: str, scope_id: str, start: datetime, end: datetime) -> Decimal:
-    from django.db.models import Sum
-
-    from billing.models import LedgerEntry
-
     field_name = {"key": "key_id", "user": "user_id", "team": "team_id"}[scope]
     value = scope_id if scope == "key" else int(scope_id)
     total = (
@@ -163,8 +160,6 @@ def _spent_in_ledger(scope: str, scope_id: str, start: datetime, end: datetime) 
 def reserve(identity: Identity, amount: Decimal, *, at: datetime) -> Reservation:
     """Reserve `amount` against every budget of the identity, atomically. Raises Refused when a
     hard budget would be passed; a soft budget that would be passed only warns."""
-    from billing.models import Budget
-
     scopes = identity.scopes()
     if not scopes:
         return Reservation()
@@ -230,8 +225,6 @@ def settle_many(settled: list[tuple[Reservation, Decimal]]) -> None:
 
 def check_rate(identity: Identity, tokens: int, *, at: datetime) -> None:
     """Requests and tokens per minute on the key and the user. Raises Refused with Retry-After."""
-    from billing.models import RateLimit
-
     scopes = [s for s in identity.scopes() if s[0] in ("key", "user")]
     if not scopes:
         return

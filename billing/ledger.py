@@ -22,7 +22,7 @@ from django.db import connection, transaction
 
 from billing import gate, pricing, rollups
 from billing.cost import Price, call_cost
-from billing.models import LedgerEntry
+from billing.models import LedgerEntry, TeamMember
 from core.clock import as_uuid, new_id, now
 
 logger = logging.getLogger(__name__)
@@ -41,8 +41,6 @@ def team_of(user_id: int | None) -> int | None:
     """The user's team for attribution: their first team (by joining order), if any."""
     if user_id is None:
         return None
-    from billing.models import TeamMember
-
     return TeamMember.objects.filter(user_id=user_id).order_by("pk").values_list("team_id", flat=True).first()
 
 

@@ -9,7 +9,11 @@ import time
 from datetime import datetime
 from decimal import Decimal
 
-from billing.cost import FREE, Price
+from django.db.models import Count, Max
+
+from billing.cost import FREE, Price, call_cost
+from billing.models import ModelPrice, PriceVersion
+from core.ir import Usage
 
 _RELOAD_EVERY_S = 5.0
 _lock = threading.Lock()
@@ -17,18 +21,12 @@ _state: dict = {"checked": 0.0, "signature": None, "versions": []}  # versions: 
 
 
 def _signature() -> tuple:
-    from django.db.models import Count, Max
-
-    from billing.models import ModelPrice, PriceVersion
-
     versions = PriceVersion.objects.aggregate(n=Count("id"), last=Max("id"), newest=Max("effective_from"))
     prices = ModelPrice.objects.aggregate(n=Count("id"), last=Max("id"))
     return (versions["n"], versions["last"], versions["newest"], prices["n"], prices["last"])
 
 
 def _load() -> list[tuple[datetime, int, dict[tuple[str, str], Price]]]:
-    from billing.models import PriceVersion
-
     out = []
     for version in PriceVersion.objects.prefetch_related("prices").order_by("-effective_from"):
         table = {
@@ -75,7 +73,4 @@ def worst_case(price: Price | None, *, prompt_tokens: int, max_tokens: int) -> D
     """What a call can cost at most: the whole prompt at the input rate and every output token."""
     if price is None:
         return Decimal("0")
-    from billing.cost import call_cost
-    from core.ir import Usage
-
     return call_cost(usage=Usage(input_tokens=prompt_tokens, output_tokens=max_tokens), price=price)

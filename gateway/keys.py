@@ -33,7 +33,7 @@ _CACHE_TTL_S = 300.0  # a bound for changes made behind the ORM's back (raw SQL)
 _cache: dict[str, tuple[int, float, GatewayKey]] = {}  # hash -> (generation, loaded at, key)
 
 
-class KeyError_(Exception):
+class KeyRejected(Exception):
     """The request's key is missing, unknown, revoked or expired (HTTP 401)."""
 
 
@@ -123,16 +123,16 @@ def _lookup(wanted: str) -> GatewayKey | None:
 
 def authenticate(raw: str | None) -> GatewayKey:
     if not raw or not raw.startswith(PREFIX):
-        raise KeyError_("missing or malformed API key: send `Authorization: Bearer gw_…` or `x-api-key: gw_…`")
+        raise KeyRejected("missing or malformed API key: send `Authorization: Bearer gw_…` or `x-api-key: gw_…`")
     wanted = digest(raw)
     key = _lookup(wanted)
     # The lookup is by a hash of the secret; the comparison of what was found is constant-time.
     if key is None or not hmac.compare_digest(key.key_hash, wanted):
-        raise KeyError_("invalid API key")
+        raise KeyRejected("invalid API key")
     if key.revoked:
-        raise KeyError_("this API key has been revoked")
+        raise KeyRejected("this API key has been revoked")
     if key.expires_at is not None and key.expires_at <= now():
-        raise KeyError_("this API key has expired")
+        raise KeyRejected("this API key has expired")
     moment = now()
     if key.last_used_at is None or (moment - key.last_used_at).total_seconds() > 60:
         GatewayKey.objects.filter(pk=key.pk).update(last_used_at=moment)  # to the minute: no write per request

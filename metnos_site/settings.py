@@ -57,7 +57,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "metnos_site.security.security_headers",
-    "metnos_site.outages.OutageMiddleware",
+    "core.outages.OutageMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -206,12 +206,12 @@ METNOS_FILLER_MODEL = env_str("METNOS_FILLER_MODEL", "local-fast")
 METNOS_WORKER_MODEL = env_str("METNOS_WORKER_MODEL", "local-fast")
 METNOS_SUBAGENT_MAX_DEPTH = env_int("METNOS_SUBAGENT_MAX_DEPTH", 2)
 
-# Plan memory (planner.fastpath L0, planner.autopath L1).
+# Plan memory (planner.memory.fastpath L0, planner.memory.autopath L1).
 METNOS_PLAN_MEMORY = env_bool("METNOS_PLAN_MEMORY", True)
 # Stage 2's cosine floor. MiniLM (English-only) puts English paraphrases of a masked request at
 # 0.75-0.9 and Italian ones lower, while a request with another meaning can be as close as 0.83
 # ("first 3 lines" vs "last 3 lines"): the cosine picks the neighbours worth checking, and the
-# verb, object, signature and slot guards (planner.memory.admit) are what keep reuse right.
+# verb, object, signature and slot guards (planner.memory.probe.admit) are what keep reuse right.
 METNOS_MEMORY_MIN_COSINE = env_float("METNOS_MEMORY_MIN_COSINE", 0.6)
 METNOS_AUTOPATH_CLUSTER_COSINE = env_float("METNOS_AUTOPATH_CLUSTER_COSINE", 0.80)
 METNOS_AUTOPATH_MIN_PROOF = env_int("METNOS_AUTOPATH_MIN_PROOF", 2)

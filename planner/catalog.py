@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from django.conf import settings
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
@@ -164,8 +165,6 @@ _lock = threading.Lock()
 
 
 def catalog(root: Path | None = None) -> Catalog:
-    from django.conf import settings
-
     root = root or Path(settings.METNOS_EXECUTORS_DIR or EXECUTORS_DIR)
     signature = _signature(root)
     with _lock:

@@ -22,7 +22,7 @@ from core.events import bus
 from core.ir import ChatRequest, Message, SystemPrompt, Usage
 from planner import llm, proposer, recovery, terminator
 from planner.catalog import Catalog, Executor
-from planner.executor import Execution, execute
+from planner.execution import Execution, StepRecord, execute
 from planner.executors.base import ExecContext
 from planner.intent import Intent
 from planner.plan import Plan, parse, resolve
@@ -174,18 +174,15 @@ def run(
             if plan.final_message.rstrip().endswith("?"):
                 return waiting("ask", plan.final_message.strip(), layer)  # the model asks to clarify
             return outcome("answer", plan.final_message or "Done.", layer)
-        execution = _execute(plan, catalog, ctx, inp, runtime, fill, sink, ids)
+        execution = _execute(plan, catalog, ctx, inp, runtime, fill, Reporter(sink, ids))
         record["steps"] = [s.to_dict() for s in execution.steps]
-        if execution.status == "awaiting":
-            return _awaiting(outcome("awaiting", "", layer), plan, execution, inp)
-        if execution.status == "ok":
-            return replace(outcome("answer", execution.final_text, layer), plan=plan.to_dict(), plan_ok=True)
-        if execution.status in CAP_KINDS:
-            return outcome(execution.status, f"I stopped: the plan hit the {execution.status} limit.", layer)
+        ended = _conclude(execution, plan, inp, tally, layer=layer, decision=decision, trace=trace)
+        if ended is not None:
+            return ended
         failed = execution.failed
         cause = recovery.classify(failed.error_class or "crashed")
         record["recovery"] = {"failed_step": failed.index, "error_class": failed.error_class, "cause": cause}
-        detail = f"step {failed.index} ({failed.tool}) failed: {failed.observation.get('error', failed.error_class)}"
+        detail = _failure(failed)
         if not recovery.retryable(cause) or attempt == 1:
             return replace(dead_end(cause, detail), plan=plan.to_dict())
         problems = [detail]
@@ -202,22 +199,15 @@ def run_remembered(inp: TurnInput, *, plan: Plan, layer: str, catalog: Catalog, 
     the engine, so the user still gets an answer."""
     tally = Tally()
     ctx, runtime = context(inp)
-    execution = _execute(plan, catalog, ctx, inp, runtime, _filler(inp, tally, ids), sink, ids)
+    execution = _execute(plan, catalog, ctx, inp, runtime, _filler(inp, tally, ids), Reporter(sink, ids))
     trace = {"memory_steps": [s.to_dict() for s in execution.steps]}
-    decision = None  # no model was routed to: memory answered
-    if execution.status == "awaiting":
-        return _awaiting(tally.outcome("awaiting", "", layer, decision=None, trace=trace), plan, execution, inp)
-    if execution.status == "ok":
-        return replace(
-            tally.outcome("answer", execution.final_text, layer, decision=decision, trace=trace),
-            plan=plan.to_dict(),
-            plan_ok=True,
-        )
+    # No model was routed to: memory answered.
+    ended = _conclude(execution, plan, inp, tally, layer=layer, decision=None, trace=trace)
+    if ended is not None:
+        return ended
     failed = execution.failed
     detail = f"{execution.status}" if failed is None else f"step {failed.index} ({failed.tool}): {failed.error_class}"
-    return replace(
-        tally.outcome("error", detail, layer, decision=decision, trace=trace, error=detail), plan=plan.to_dict()
-    )
+    return replace(tally.outcome("error", detail, layer, decision=None, trace=trace, error=detail), plan=plan.to_dict())
 
 
 def stop_to_wait(
@@ -249,7 +239,7 @@ def resume_stopped(inp: TurnInput, *, catalog: Catalog, sink: Sink, ids: dict) -
     """Go on with a plan that stopped for an approval or a subagent: the steps that ran keep their
     results; the waiting step runs (allow), is refused (deny), or takes the subagent's answer as
     its result; the rest follows. A later step may stop the plan again."""
-    pending = inp.resume or {}
+    pending = inp.stopped or {}
     tally = Tally()
     layer = pending.get("layer") or "engine"
     plan = parse(pending["plan"])
@@ -258,26 +248,42 @@ def resume_stopped(inp: TurnInput, *, catalog: Catalog, sink: Sink, ids: dict) -
     decisions = {}
     if pending.get("kind") == "approval":
         decisions[int(pending["step"])] = "deny" if pending.get("decision") == "deny" else "allow"
-    execution = execute(
-        plan, catalog=catalog, ctx=ctx, request_text=inp.text, runtime=runtime, fill=_filler(inp, tally, ids),
-        on_step=sink.on_step, prior=prior, decisions=decisions,
-    )  # fmt: skip
+    execution = _execute(plan, catalog, ctx, inp, runtime, _filler(inp, tally, ids), Reporter(sink, ids),
+                         prior=prior, decisions=decisions)  # fmt: skip
     trace = {"approval": {"step": pending["step"], "tool": pending["tool"], "decision": pending.get("decision")},
              "steps": [s.to_dict() for s in execution.steps]}  # fmt: skip
+    ended = _conclude(execution, plan, inp, tally, layer=layer, decision=None, trace=trace)
+    if ended is not None:
+        return ended
+    detail = _failure(execution.failed)
+    return replace(tally.outcome("error", detail, layer, decision=None, trace=trace, error=detail), plan=plan.to_dict())
+
+
+def _conclude(
+    execution: Execution, plan: Plan, inp: TurnInput, tally: Tally, *, layer: str, decision, trace: dict
+) -> TurnOutcome | None:
+    """The one ladder from an execution to the turn's outcome: the plan waits (for a person or a
+    subagent), answered, was stopped by a person's denial, or hit a cap. None when a step failed:
+    the caller decides (the engine recovers once; elsewhere the turn ends in error)."""
+
+    def end(final_kind: str, text: str) -> TurnOutcome:
+        return tally.outcome(final_kind, text, layer, decision=decision, trace=trace)
+
     if execution.status == "awaiting":
-        return _awaiting(tally.outcome("awaiting", "", layer, decision=None, trace=trace), plan, execution, inp)
+        return _awaiting(end("awaiting", ""), plan, execution, inp)
     if execution.status == "ok":
-        done = tally.outcome("answer", execution.final_text, layer, decision=None, trace=trace)
-        return replace(done, plan=plan.to_dict(), plan_ok=True)
+        return replace(end("answer", execution.final_text), plan=plan.to_dict(), plan_ok=True)
     failed = execution.failed
     if failed is not None and failed.error_class == "denied":
         text = f"You denied {failed.tool}, so I stopped at step {failed.index}: it and the steps after it did not run."
-        return replace(tally.outcome("answer", text, layer, decision=None, trace=trace), plan=plan.to_dict())
+        return replace(end("answer", text), plan=plan.to_dict())
     if execution.status in CAP_KINDS:
-        return tally.outcome(execution.status, f"I stopped: the plan hit the {execution.status} limit.", layer,
-                             decision=None, trace=trace)  # fmt: skip
-    detail = f"step {failed.index} ({failed.tool}) failed: {failed.observation.get('error', failed.error_class)}"
-    return replace(tally.outcome("error", detail, layer, decision=None, trace=trace, error=detail), plan=plan.to_dict())
+        return end(execution.status, f"I stopped: the plan hit the {execution.status} limit.")
+    return None
+
+
+def _failure(step: StepRecord) -> str:
+    return f"step {step.index} ({step.tool}) failed: {step.observation.get('error', step.error_class)}"
 
 
 def context(inp: TurnInput) -> tuple[ExecContext, dict]:
@@ -301,12 +307,41 @@ def context(inp: TurnInput) -> tuple[ExecContext, dict]:
     return ctx, runtime
 
 
-def _execute(plan: Plan, catalog, ctx, inp: TurnInput, runtime, fill, sink: Sink, ids: dict) -> Execution:
-    def on_step(event: dict) -> None:
-        sink.on_step(event)
-        if event["status"] in ("done", "failed", "blocked"):
-            bus.emit("step.executed", event, **ids)
+class Reporter:
+    """Where a turn's steps are told, in both modes: the sink (the person sees them live) and the
+    bus (the trace store keeps a step.executed per finished step and a tool.called per action)."""
 
+    def __init__(self, sink: Sink, ids: dict):
+        self.sink, self.ids = sink, ids
+
+    def step(self, event: dict) -> None:
+        self.sink.on_step(event)
+        if event["status"] in ("done", "failed", "blocked"):
+            bus.emit("step.executed", event, **self.ids)
+
+    def tool_called(self, tool: str, *, ok: bool, error_class: str | None, latency_ms: float, args: dict) -> None:
+        bus.emit(
+            "tool.called",
+            {"tool": tool, "ok": ok, "error_class": error_class, "latency_ms": round(latency_ms, 2),
+             "arg_keys": sorted(args)},
+            **self.ids,
+        )  # fmt: skip
+
+
+def _execute(
+    plan: Plan,
+    catalog: Catalog,
+    ctx: ExecContext,
+    inp: TurnInput,
+    runtime: dict,
+    fill,
+    reporter: Reporter,
+    *,
+    prior: dict[int, dict] | None = None,
+    decisions: dict[int, str] | None = None,
+) -> Execution:
+    """`prior`: the results of the steps that ran before the plan stopped (their tool.called is
+    already in the trace); `decisions`: the person's answer for a step that waited."""
     execution = execute(
         plan,
         catalog=catalog,
@@ -314,18 +349,13 @@ def _execute(plan: Plan, catalog, ctx, inp: TurnInput, runtime, fill, sink: Sink
         request_text=inp.text,
         runtime=runtime,
         fill=fill,
-        on_step=on_step,
+        on_step=reporter.step,
+        prior=prior,
+        decisions=decisions,
     )
     for step in execution.steps:
-        bus.emit(
-            "tool.called",
-            {
-                "tool": step.tool,
-                "ok": step.ok,
-                "error_class": step.error_class,
-                "latency_ms": round(step.latency_ms, 2),
-                "arg_keys": sorted(step.raw_args),
-            },
-            **ids,
-        )
+        if step.index not in (prior or {}):
+            reporter.tool_called(
+                step.tool, ok=step.ok, error_class=step.error_class, latency_ms=step.latency_ms, args=step.raw_args
+            )
     return execution

@@ -1,5 +1,6 @@
-"""One model call, accounted: the adapter for the routed model, streamed or not, with the
-outcome recorded in availability, its cost computed, and one `llm.call_completed` event."""
+"""Where a model call of the planner is metered: the routed model's adapter, streamed or not, runs
+inside billing's metering (admission, ledger row, settlement, `llm.call_completed`), and its
+outcome is recorded in routing's availability."""
 
 from __future__ import annotations
 
@@ -8,10 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from billing import gate, ledger
-from billing.cost import format_usd
-from core.clock import monotonic_ms
-from core.events import bus
+from billing import gate, ledger, metering
 from core.ir import ChatRequest, MessageStop, TextDelta, ToolUseBlock, Usage
 from routing.availability import availability
 from routing.providers.base import ProviderError
@@ -61,32 +59,48 @@ def call(
     inbound_shape: str = "chat",
     slot: str = "",
 ) -> LLMResult:
-    """One accounted model call: rate limits and budgets first (a ledger row is written before
+    """One metered model call: rate limits and budgets first (a ledger row is written before
     the call, so none is lost), then the call, then its settlement and `llm.call_completed`."""
     identity = gate.Identity(user_id=user_id, team_id=ledger.team_of(user_id), key_id=key_id)
+    metered_call = metering.Call(
+        model=model,
+        identity=identity,
+        role=role,
+        inbound_shape=inbound_shape,
+        slot=slot,
+        session_id=ids.get("session_id"),
+        turn_id=ids.get("turn_id"),
+    )
     try:
-        opened = ledger.admit(
-            model=model.name,
-            provider=model.provider,
-            provider_kind=model.provider_kind,
-            api_model=model.api_model,
+        admitted = metering.admit(
+            metered_call,
             prompt_tokens=request.prompt_tokens_estimate(),
             max_tokens=request.max_tokens or model.max_output_tokens,
-            identity=identity,
-            role=role,
-            inbound_shape=inbound_shape,
-            session_id=ids.get("session_id"),
-            turn_id=ids.get("turn_id"),
-            slot=slot,
         )
     except gate.Refused as refused:
         kind = "budget" if refused.kind == "budget" else "rate_limit"
         error = ProviderError(kind, str(refused), retry_after_s=refused.retry_after, provider=model.provider)
-        _emit(model, Usage(), Decimal("0"), 0, "refused", error, role, user_id, identity, inbound_shape, ids)
+        metering.refused(metered_call, error)
         return LLMResult("", model, error=error)
-    started = monotonic_ms()
+    outcome, cost = metering.metered(admitted, lambda: _run(request, model, on_delta))
+    text, tool_uses = outcome.result
+    return LLMResult(
+        text,
+        model,
+        outcome.usage,
+        cost,
+        metering.latency_ms(admitted, outcome),
+        outcome.error,
+        outcome.status == "cancelled",
+        tool_uses,
+    )
+
+
+def _run(request: ChatRequest, model: ModelConfig, on_delta: Callable[[str], None] | None) -> metering.Outcome:
+    """The adapter call, streamed to `on_delta` or not, told to availability. The result is the
+    text (what came before a failure or a cancel included) and the native tool calls."""
+    outcome = metering.Outcome()
     parts: list[str] = []
-    usage, reported, error, cancelled = Usage(), None, None, False
     tool_uses: tuple[ToolUseBlock, ...] = ()
     adapter = adapter_for(model)
     try:
@@ -96,52 +110,20 @@ def call(
                     parts.append(event.text)
                     on_delta(event.text)
                 elif isinstance(event, MessageStop):
-                    usage, reported = event.usage, event.reported_cost_usd
+                    outcome.usage, outcome.reported_cost = event.usage, event.reported_cost_usd
         else:
             response = adapter.complete(request)
             parts.append(response.message.text_content)
-            usage, reported = response.usage, response.reported_cost_usd
+            outcome.usage, outcome.reported_cost = response.usage, response.reported_cost_usd
             tool_uses = tuple(b for b in response.message.blocks if isinstance(b, ToolUseBlock))
         availability.record_success(model.name, model.provider)
     except ProviderError as exc:
-        error = exc
+        outcome.status, outcome.error = "error", exc
         availability.record_failure(model.name, model.provider, exc)
     except Cancelled:
-        cancelled = True
-    model_ms = int(monotonic_ms() - started)
-    status = "error" if error else ("cancelled" if cancelled else "ok")
-    cost = ledger.settle(
-        opened,
-        usage=usage,
-        status=status,
-        latency_ms=model_ms,
-        error=str(error) if error else "",
-        reported_cost=reported,
-    )
-    _emit(model, usage, cost, model_ms, status, error, role, user_id, identity, inbound_shape, ids, opened.entry_id)
-    return LLMResult("".join(parts), model, usage, cost, model_ms, error, cancelled, tool_uses)
-
-
-def _emit(model, usage, cost, model_ms, status, error, role, user_id, identity, inbound_shape, ids, entry_id=None):
-    bus.emit(
-        "llm.call_completed",
-        {
-            "model": model.name,
-            "provider": model.provider,
-            "usage": usage.to_dict(),
-            "cost_usd": format_usd(cost),
-            "latency_ms": model_ms,
-            "status": status,
-            "error": str(error) if error else "",
-            "role": role,
-            "user_id": user_id,
-            "team_id": identity.team_id,
-            "key_id": identity.key_id,
-            "inbound_shape": inbound_shape,
-            "ledger_id": str(entry_id) if entry_id else None,
-        },
-        **ids,
-    )
+        outcome.status = "cancelled"
+    outcome.result = ("".join(parts), tool_uses)
+    return outcome
 
 
 def user_facing(error: ProviderError) -> str:

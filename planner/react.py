@@ -19,8 +19,8 @@ from collections import Counter
 from core.ir import ChatRequest, Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock
 from planner import llm
 from planner.catalog import Executor
-from planner.engine import Tally, context, stop_to_wait
-from planner.executor import DUPLICATE_GUARDED, MAX_SAME_EXECUTOR, MAX_STEPS, act
+from planner.engine import Reporter, Tally, context, stop_to_wait
+from planner.execution import DUPLICATE_GUARDED, MAX_SAME_EXECUTOR, MAX_STEPS, act
 from planner.proposer import Mentions, describe_tools, extract_json, mentions, step_variants
 from planner.turn import Sink, TurnInput, TurnOutcome
 from routing.chain import RouteDecision
@@ -82,6 +82,7 @@ def run(
     counters come back, the awaited action runs (or is denied) and the loop goes on."""
     model = decision.model
     tally = Tally()
+    reporter = Reporter(sink, ids)
     ctx, _ = context(inp)
     by_name = {c.name: c for c in candidates}
     state = state or {}
@@ -113,7 +114,9 @@ def run(
         args = action.get("args") if isinstance(action.get("args"), dict) else {}
         signature = json.dumps([action.get("tool"), args], sort_keys=True, default=str)
         event = {"index": index, "tool": action.get("tool"), "status": "started", "error_class": None}
-        sink.on_step(event)
+        reporter.step(event)
+        # A subagent's answer coming back is no new call: its action was reported when it started.
+        latency_ms, reported = 0.0, executor is not None and arrived is None
         if executor is None:
             observation = {"ok": False, "error_class": "unknown_tool", "error": f"no tool {action.get('tool')!r}"}
         elif uses[executor.name] >= MAX_SAME_EXECUTOR:
@@ -130,28 +133,27 @@ def run(
             acted = act(executor, args, ctx=ctx, index=index, request_text=inp.text, decision=decided)
             wait = acted.result.get("wait") if acted.result.get("ok") else None
             if acted.awaiting or isinstance(wait, dict):
-                sink.on_step({**event, "status": "awaiting", "error_class": None if wait else "awaiting_approval"})
+                reporter.step({**event, "status": "awaiting", "error_class": None if wait else "awaiting_approval"})
+                reporter.tool_called(executor.name, ok=not acted.awaiting, args=args, latency_ms=acted.latency_ms,
+                                     error_class="awaiting_approval" if acted.awaiting else None)  # fmt: skip
                 return _awaiting(outcome("awaiting", ""), inp, index, action, use, said, {
                     "history": [m.to_dict() for m in history], "steps": steps, "uses": dict(uses), "seen": seen,
                     "last_action": last_action, "repeats": repeats, "candidates": list(by_name),
                 }, wait)  # fmt: skip
             uses[executor.name] += 1
-            observation = acted.observation
+            observation, latency_ms = acted.observation, acted.latency_ms
             if acted.result.get("ok"):
                 seen[signature] = index
-        sink.on_step(
-            {
-                **event,
-                "status": "done" if observation.get("ok") else "failed",
-                "error_class": observation.get("error_class"),
-            }
-        )
-        steps.append({"index": index, "tool": action.get("tool"), "args": args, "ok": bool(observation.get("ok"))})
+        ok, error_class = bool(observation.get("ok")), observation.get("error_class")
+        reporter.step({**event, "status": "done" if ok else "failed", "error_class": error_class})
+        if reported:
+            reporter.tool_called(executor.name, ok=ok, error_class=error_class, latency_ms=latency_ms, args=args)
+        steps.append({"index": index, "tool": action.get("tool"), "args": args, "ok": ok})
         observed = json.dumps(observation, default=str)[:1500]
         if use is not None:  # native: the call and its result keep their id
             history += [
                 Message("assistant", ((TextBlock(said),) if said else ()) + (use,)),
-                Message("user", (ToolResultBlock(use.id, observed, is_error=not observation.get("ok")),)),
+                Message("user", (ToolResultBlock(use.id, observed, is_error=not ok),)),
             ]
         else:
             history += [

@@ -2,16 +2,9 @@
 
 from __future__ import annotations
 
-import logging
-
-from django.conf import settings
-
 from routing import policy as policies
 from routing.chain import RouteDecision, RouteInputs, decide
 from routing.fingerprint import TurnNeeds
-from routing.policy import PolicyError
-
-logger = logging.getLogger(__name__)
 
 
 class ExplicitModelUnavailable(Exception):
@@ -20,12 +13,7 @@ class ExplicitModelUnavailable(Exception):
 
 
 def decide_for_turn(inp, needs: TurnNeeds, ids: dict, *, delegate: str | None = None) -> RouteDecision:
-    try:
-        policy = policies.load(settings.METNOS_ROUTING_FILE)
-    except PolicyError as exc:
-        logger.error("ignoring routing rules: %s", exc)
-        policy = policies.EMPTY
-    inputs = RouteInputs(per_message=inp.model, sticky=inp.sticky_model, policy=policy, delegate=delegate)
+    inputs = RouteInputs(per_message=inp.model, sticky=inp.sticky_model, policy=policies.in_force(), delegate=delegate)
     decision = decide(needs, inputs, **ids)
     override = decision.verdicts[0]
     if override.verdict == "rejected" and override.reason == "not_configured":

@@ -10,9 +10,10 @@ from pathlib import Path
 import yaml
 from django.db import transaction
 
-from planner import autopath, memory
 from planner import params as P
 from planner.catalog import Catalog
+from planner.memory.autopath import cluster_of
+from planner.memory.probe import Probe, executors_of, row_fields
 from planner.models import Autopath, Fastpath
 from planner.plan import parse
 from planner.validator import validate
@@ -49,23 +50,23 @@ def load(catalog: Catalog, path: Path = SEED_FILE) -> Loaded:
         problems = [p for p in validate(parse(plan), catalog) if p.blocking]
         if problems:
             raise SeedError(f"seed {number} ({request!r}): {'; '.join(map(str, problems))}")
-        probe = memory.probe(request, None, None)
+        probe = Probe.of(request, None, None)
         try:
             template, slots = P.parametrize(plan, probe.extraction)
         except P.NotLearnable as exc:
             raise SeedError(f"seed {number} ({request!r}): {exc}") from exc
         digest = P.plan_hash(template)
-        executors = memory.executors_of(template, catalog)
+        executors = executors_of(template, catalog)
         if not Fastpath.objects.filter(source=Fastpath.Source.SEED, key=probe.key, plan_hash=digest).exists():
             Fastpath.objects.create(
-                **memory.row_fields(probe, template, slots, executors), source=Fastpath.Source.SEED, pinned=True
+                **row_fields(probe, template, slots, executors), source=Fastpath.Source.SEED, pinned=True
             )
             created += 1
         if not Autopath.objects.filter(source=Autopath.Source.SEED, key=probe.key, plan_hash=digest).exists():
-            cluster = autopath._cluster(probe, None)
+            cluster = cluster_of(probe, None)
             has_champion = Autopath.objects.filter(cluster=cluster, status=Autopath.Status.CHAMPION).exists()
             Autopath.objects.create(
-                **memory.row_fields(probe, template, slots, executors),
+                **row_fields(probe, template, slots, executors),
                 source=Autopath.Source.SEED,
                 cluster=cluster,
                 status=Autopath.Status.CHALLENGER if has_champion else Autopath.Status.CHAMPION,

@@ -8,8 +8,8 @@ import logging
 
 from celery import shared_task
 
-from planner import autopath, fastpath
 from planner.catalog import catalog
+from planner.memory import autopath, fastpath
 
 logger = logging.getLogger(__name__)
 

@@ -49,9 +49,13 @@ class TurnInput:
     mode: str = "engine"
     actor: str = ""
     lang: str = "en"
-    # The state an earlier turn of this session saved when it ended `ask` or `needs_inputs`;
-    # this turn's text is the user's answer to it.
-    resume: dict | None = None
+    # Two ways a turn carries on earlier work ("resume" means only the first):
+    # `stopped`: this turn's own saved state, when it stopped for an approval (now decided) or a
+    # subagent (now finished); the plan goes on from the step that stopped.
+    # `answers`: the state an earlier turn saved when it ended `ask` or `needs_inputs`; this
+    # turn's text is the user's answer to it, and the request is planned again with it.
+    stopped: dict | None = None
+    answers: dict | None = None
     # What the workspace says about itself, read fresh for this turn (agents supplies them):
     # AGENTS.md, the skills' one-line index, and the bounded memory (MEMORY.md/USER.md).
     instructions: str = ""

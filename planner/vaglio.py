@@ -1,4 +1,4 @@
-"""The vaglio: before any step becomes an action, is it lawful?
+"""The vaglio: the guard that screens every step before it runs (hard blocks, then a judge's score).
 
 1. The guard is binary and does not relax. It blocks a step when any argument mentions a
    forbidden path (~/.ssh, /etc/passwd|shadow|sudoers, /root, /boot, /sys, /proc, /dev/sd*,

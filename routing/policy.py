@@ -23,6 +23,7 @@ text_matches (regex on the user's text); role; workspace."""
 
 from __future__ import annotations
 
+import logging
 import operator
 import re
 from dataclasses import dataclass, field
@@ -30,6 +31,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from django.conf import settings
+
+logger = logging.getLogger(__name__)
 
 PREDICATES = ("has_images", "has_tools", "estimated_tokens", "text_matches", "role", "workspace")
 _RANGE_OPS = {"gt": operator.gt, "gte": operator.ge, "lt": operator.lt, "lte": operator.le}
@@ -140,3 +144,13 @@ def load(path: str | Path | None) -> Policy:
     policy = parse(path.read_text(), source=str(path))
     _cache[str(path)] = (mtime, policy)
     return policy
+
+
+def in_force() -> Policy:
+    """The policy in the file settings name (METNOS_ROUTING_FILE). A broken file is logged and
+    ignored (the empty policy): a typo in routing.yaml must not stop turns or gateway calls."""
+    try:
+        return load(settings.METNOS_ROUTING_FILE)
+    except PolicyError as exc:
+        logger.error("ignoring routing rules: %s", exc)
+        return EMPTY

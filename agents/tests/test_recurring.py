@@ -12,7 +12,7 @@ from agents.models import Message, RecurringTask
 from agents.tasks import run_recurring, run_turn
 from planner.catalog import catalog
 from planner.executors.base import ExecContext, ExecutorError
-from planner.runner import invoke
+from planner.invoke import invoke
 from tests.loopback import plan
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -15,7 +15,7 @@ from agents.tests.test_consumer import communicator, run
 from core.events import bus
 from planner.catalog import catalog
 from planner.executors.base import ExecContext, ExecutorError
-from planner.runner import invoke
+from planner.invoke import invoke
 from routing.models import Provider
 from tests.loopback import LoopbackProvider, Reply
 

@@ -3,9 +3,11 @@ planning model and returns exactly the plans each branch needs."""
 
 import json
 import uuid
+from dataclasses import replace
 
 import pytest
 
+from core.models import TraceEvent
 from planner.dispatch import run_turn
 from planner.models import Gap
 from planner.turn import Sink, TurnInput
@@ -113,7 +115,7 @@ def test_needs_inputs_saves_the_request_and_the_answer_resumes_it(planner_model,
     assert waiting.pending == {"kind": "needs_inputs", "request": "save 'buy milk'", "question": waiting.text}
 
     planner_model.replies.append(plan(("write_files", {"path": "todo.txt", "content": "buy milk"}), final="Saved."))
-    outcome, _ = turn(workspace, "to todo.txt", resume={**waiting.pending, "turn_id": "t-waiting"})
+    outcome, _ = turn(workspace, "to todo.txt", answers={**waiting.pending, "turn_id": "t-waiting"})
     assert (outcome.final_kind, outcome.text) == ("answer", "Done: wrote todo.txt.")
     assert (workspace / "todo.txt").read_text() == "buy milk"
     assert planner_model.requests[-1]["json"]["messages"][-1]["content"] == "save 'buy milk' to todo.txt"
@@ -270,3 +272,49 @@ def test_react_mode_uses_native_tool_calls_where_the_provider_has_them(planner_m
     sent = planner_model.requests[1]["json"]["messages"]
     assert sent[-2]["tool_calls"][0]["id"] == "call_1", "the call goes back with its id"
     assert sent[-1]["role"] == "tool" and sent[-1]["tool_call_id"] == "call_1" and "line 4" in sent[-1]["content"]
+
+
+class WritesNeedApproval:
+    def needs_approval(self, name: str, capabilities: tuple[str, ...], args: dict) -> bool:
+        return "fs:write" in capabilities
+
+
+def traced(turn_id: str) -> tuple[list, list]:
+    """What the trace store kept of a turn's steps: (index, status) per step.executed and
+    (tool, ok) per tool.called."""
+    events = TraceEvent.objects.filter(turn_id=turn_id)
+    executed = sorted((e.payload["index"], e.payload["status"]) for e in events.filter(type="step.executed"))
+    called = sorted((e.payload["tool"], e.payload["ok"]) for e in events.filter(type="tool.called"))
+    return executed, called
+
+
+def test_a_turn_resumed_after_an_approval_keeps_its_steps_in_the_trace(planner_model, workspace):
+    planner_model.replies.append(
+        plan(("read_files", {"paths": ["notes/a.md"]}), ("write_files", {"path": "copy.md", "content": "x"}))
+    )
+    base = TurnInput(turn_id=str(uuid.uuid4()), session_id=str(uuid.uuid4()), user_id=1, actor="alice",
+                     text="read notes/a.md and write x to copy.md", workspace_path=workspace,
+                     permissions=WritesNeedApproval())  # fmt: skip
+    waiting = run_turn(base)
+    assert (waiting.final_kind, waiting.pending["step"]) == ("awaiting", 2)
+    assert traced(base.turn_id) == ([(1, "done")], [("read_files", True), ("write_files", False)])
+
+    resumed = run_turn(replace(base, stopped={**waiting.pending, "decision": "allow"}))
+    assert (resumed.final_kind, (workspace / "copy.md").read_text()) == ("answer", "x")
+    executed, called = traced(base.turn_id)
+    assert executed == [(1, "done"), (2, "done")], "the step that ran once allowed is in the trace"
+    assert called == [("read_files", True), ("write_files", False), ("write_files", True)], (
+        "the read that ran before the wait is not counted again"
+    )
+
+
+def test_a_react_turn_keeps_its_steps_in_the_trace(planner_model, workspace):
+    planner_model.replies.extend(
+        [action(tool="read_files", args={"paths": ["notes/a.md"]}),
+         action(tool="read_files", args={"paths": ["notes/missing.md"]}), action(final="Done.")]
+    )  # fmt: skip
+    turn_id = str(uuid.uuid4())
+    outcome = run_turn(TurnInput(turn_id=turn_id, session_id=str(uuid.uuid4()), user_id=1, text="read notes/a.md",
+                                 workspace_path=workspace, mode="react"))  # fmt: skip
+    assert (outcome.final_kind, outcome.layer) == ("answer", "react")
+    assert traced(turn_id) == ([(1, "done"), (2, "failed")], [("read_files", False), ("read_files", True)])

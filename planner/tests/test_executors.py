@@ -1,11 +1,11 @@
-"""The builtin executors, run through the runner exactly as the engine runs them."""
+"""The builtin executors, run through planner.invoke exactly as the engine runs them."""
 
 import os
 import time
 
 import pytest
 
-from planner.runner import invoke
+from planner.invoke import invoke
 from tests.loopback import LoopbackProvider
 
 

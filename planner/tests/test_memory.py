@@ -7,9 +7,10 @@ from datetime import timedelta
 import pytest
 
 from core.clock import now
-from planner import autopath, fastpath, memory
+from planner import memory
 from planner.catalog import catalog
 from planner.dispatch import run_turn
+from planner.memory import autopath, fastpath
 from planner.models import AntiAutopath, Autopath, Fastpath, Observation
 from planner.turn import TurnInput
 from tests.loopback import plan
@@ -82,11 +83,11 @@ def test_seeds_answer_italian_requests_and_never_swap_an_operation(planner_model
         "salva il testo 'pane' in spesa.txt": {"path": "spesa.txt", "content": "pane"},
     }
     for request, args in served.items():
-        recall = memory.lookup(memory.probe(request, workspace, 1), catalog())
+        recall = memory.lookup(memory.Probe.of(request, workspace, 1), catalog())
         assert recall is not None and recall.plan.steps[0].args == args, request
     # «media» is an average: the sum's plan (the one seed with this signature but for the
     # operation) is not served for it
-    assert memory.lookup(memory.probe("calcola la media di 3, 4 e 5", workspace, 1), catalog()) is None
+    assert memory.lookup(memory.Probe.of("calcola la media di 3, 4 e 5", workspace, 1), catalog()) is None
 
 
 @pytest.mark.parametrize(
@@ -142,7 +143,7 @@ def test_a_plan_that_proves_itself_becomes_the_autopath_champion_and_serves_when
 
 def test_a_challenger_replaces_the_champion_only_when_it_proves_better(workspace, settings):
     cat = catalog()
-    probe = memory.probe("list the files in notes", workspace, 1)
+    probe = memory.Probe.of("list the files in notes", workspace, 1)
     first = {"steps": [{"tool": "list_files", "args": {"path": "notes"}}], "final_message": ""}
     second = {"steps": [{"tool": "find_files", "args": {"pattern": "*", "path": "notes"}}], "final_message": ""}
     for _ in range(2):

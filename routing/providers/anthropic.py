@@ -69,7 +69,8 @@ def usage_from_wire(raw: dict[str, Any] | None) -> Usage:
     )
 
 
-def _usage_to_wire(usage: Usage) -> dict[str, int]:
+def usage_to_wire(usage: Usage) -> dict[str, int]:
+    """The canonical usage as Anthropic reports it (the gateway's Anthropic shape answers with it)."""
     return {
         "input_tokens": usage.input_tokens,
         "output_tokens": usage.output_tokens,
@@ -197,7 +198,7 @@ class AnthropicAdapter(ProviderAdapter):
                 # message_delta carries cumulative counts; fields it omits keep their start values.
                 raw = event.get("usage") or {}
                 if raw:
-                    usage = usage_from_wire({**_usage_to_wire(usage), **raw})
+                    usage = usage_from_wire({**usage_to_wire(usage), **raw})
             elif kind == "message_stop":
                 finished = True
                 break

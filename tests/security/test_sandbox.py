@@ -8,7 +8,7 @@ import os
 import pytest
 
 from planner.catalog import catalog
-from planner.executor import act
+from planner.execution import act
 from planner.executors.base import ExecContext
 
 SECRET = "s3cr3t-outside-the-workspace"

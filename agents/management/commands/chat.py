@@ -14,8 +14,9 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from agents import commands, services
+from agents import commands, dotfiles, services
 from agents.models import ChatSession, Message, Turn, Workspace
+from agents.selectors import session_for_user
 from agents.tasks import run_turn
 
 QUIT = ("/quit", "/exit")
@@ -58,8 +59,6 @@ class Command(BaseCommand):
 
     def _session(self, user, workspace_name: str, session_id: str) -> ChatSession:
         if session_id:
-            from agents.selectors import session_for_user
-
             found = session_for_user(session_id=session_id, user=user)
             if found is None:
                 raise CommandError(f"no session {session_id!r} of {user.get_username()}")
@@ -74,11 +73,10 @@ class Command(BaseCommand):
 
     # -- the loop --------------------------------------------------------------------------------
     def _repl(self, chat: ChatSession) -> None:
+        # Only an interactive prompt needs prompt_toolkit; a one-shot run does not load it.
         from prompt_toolkit import PromptSession
         from prompt_toolkit.completion import WordCompleter
         from prompt_toolkit.history import FileHistory
-
-        from agents import dotfiles
 
         root = services.workspace_path(services.session_workspace(chat))
         custom, _ = dotfiles.commands(root)

@@ -1,4 +1,6 @@
-"""Plan memory: what L0 (planner.fastpath) and L1 (planner.autopath) share.
+"""What both layers of plan memory share: the request as memory sees it (Probe), a recalled plan
+(Recall), the guards that admit one, and the fields a remembered plan keeps (L0 in
+planner.memory.fastpath, L1 in planner.memory.autopath).
 
 A request is a Probe: its typed values and masked text (planner.params), its intent and its
 signature, and (only when a stage needs it) its embedding. A remembered plan is served only
@@ -25,9 +27,10 @@ from typing import Any
 from django.conf import settings
 from django.db.models import F, Q
 
-from core.clock import as_uuid, monotonic_ms, now
+from core.clock import now
 from planner import params as P
 from planner.catalog import Catalog
+from planner.embeddings import embed
 from planner.intent import TOOL_VERBS, Intent, extract, step_kinds
 from planner.plan import PLACEHOLDER, Plan, PlanError, parse
 from planner.validator import validate
@@ -44,6 +47,14 @@ class Probe:
     signature: tuple[str, ...] = ()
     _embedding: tuple[float, ...] | None = field(default=None, repr=False)
 
+    @classmethod
+    def of(cls, text: str, workspace, owner_id: int | None) -> Probe:
+        """The request as memory sees it. Its intent comes from the masked text: a value is not
+        part of what is asked ("notes/a.md" must not make "files" the object of "read its lines")."""
+        extraction = P.extract(text, workspace)
+        intent = extract(re.sub(r"<\w+:\d+>", " ", extraction.masked))
+        return cls(text, extraction, intent, owner_id, P.signature(extraction.masked))
+
     @property
     def key(self) -> str:
         return self.extraction.key
@@ -54,19 +65,9 @@ class Probe:
 
     @property
     def embedding(self) -> tuple[float, ...]:
-        if self._embedding is None:
-            from planner.embeddings import embed
-
+        if self._embedding is None:  # the model loads on first use (planner.embeddings), not here
             self._embedding = embed(P.normalize(self.masked))
         return self._embedding
-
-
-def probe(text: str, workspace, owner_id: int | None) -> Probe:
-    """The request as memory sees it. Its intent comes from the masked text: a value is not
-    part of what is asked ("notes/a.md" must not make "files" the object of "read its lines")."""
-    extraction = P.extract(text, workspace)
-    intent = extract(re.sub(r"<\w+:\d+>", " ", extraction.masked))
-    return Probe(text, extraction, intent, owner_id, P.signature(extraction.masked))
 
 
 @dataclass(frozen=True)
@@ -160,17 +161,6 @@ def admit(entry, probe_: Probe, catalog: Catalog, *, stage: int, cosine: float) 
     return plan, values
 
 
-def lookup(probe_: Probe, catalog: Catalog) -> Recall | None:
-    """L0, then L1 when the intent is complete (verb and object)."""
-    from planner import autopath, fastpath
-
-    started = monotonic_ms()
-    recall = fastpath.lookup(probe_, catalog, started)
-    if recall is None and probe_.intent.verb and probe_.intent.object:
-        recall = autopath.lookup(probe_, catalog, started)
-    return recall
-
-
 def row_fields(probe_: Probe, template: dict, slots: dict, executors: dict) -> dict:
     """What a Fastpath or Autopath row keeps of a request and its parametrized plan."""
     return {
@@ -224,76 +214,3 @@ def template_of(probe_: Probe, plan: dict | None) -> dict | None:
         return P.parametrize(plan, probe_.extraction)[0]
     except P.NotLearnable:
         return plan
-
-
-def observe(probe_: Probe, *, turn_id, outcome, recall: Recall | None) -> None:
-    """One append-only row for the turn (planner.models.Observation)."""
-    from planner.models import Observation
-
-    template = template_of(probe_, outcome.plan)
-    Observation.objects.create(
-        owner_id=probe_.owner_id,
-        turn_id=as_uuid(turn_id),
-        verb=probe_.intent.verb or "",
-        object=probe_.intent.object or "",
-        masked_request=probe_.masked[:4000],
-        key=probe_.key,
-        embedding=list(probe_._embedding) if probe_._embedding is not None else None,
-        plan=template,
-        plan_hash=P.plan_hash(template) if template else "",
-        layer=outcome.layer,
-        final_kind=outcome.final_kind,
-        success=succeeded(outcome),
-        latency_ms=outcome.latency_ms,
-        memory_id=recall.entry.id if recall else None,
-    )
-
-
-def succeeded(outcome) -> bool:
-    return (
-        outcome.final_kind == "answer"
-        and outcome.layer not in ("terminator",)
-        and (outcome.plan is None or outcome.plan_ok)
-    )
-
-
-NEGATIVE = ("down", "wrong_plan")
-
-
-def feedback(*, turn_id, trace: dict, value: str, owner_id: int | None) -> None:
-    """A person's verdict on a turn. 👎 or "wrong plan" on an answer memory served stops that
-    plan from serving this user at once, in both layers (an anti-autopath for them), and an
-    entry their own turns taught is disabled (L0) or demoted (L1); a seed stays for the others.
-    On an answer the engine planned, the fastpath that turn taught is disabled and its plan's
-    autopath demoted; "wrong plan" bans that plan for the kind of request."""
-    from planner import autopath, fastpath
-    from planner.models import Autopath, Fastpath, Observation
-
-    turn = as_uuid(turn_id)
-    Observation.objects.filter(turn_id=turn).update(feedback=value)
-    if value not in NEGATIVE:
-        return
-    served = (trace or {}).get("memory") or {}
-    reason = "wrong plan" if value == "wrong_plan" else "thumbs down"
-    model = {"fastpath": Fastpath, "autopath": Autopath}.get(served.get("layer"))
-    entry = model.objects.filter(pk=served["id"]).first() if model else None
-    if entry is not None:
-        autopath.ban(owner_id, entry.verb, entry.object, entry.plan, f"feedback: {reason}")
-        if entry.owner_id == owner_id:
-            if model is Fastpath:
-                fastpath.disable(entry.pk, f"feedback: {reason}")
-            else:
-                autopath.demote(entry.pk, reason)
-        return
-    Fastpath.objects.filter(source_turn_id=turn, status=Fastpath.Status.ACTIVE).update(
-        status=Fastpath.Status.DISABLED, reason=f"feedback: {reason} on the turn that taught it"
-    )
-    observed = Observation.objects.filter(turn_id=turn).exclude(plan_hash="").first()
-    if observed is None:
-        return
-    for learned in Autopath.objects.filter(
-        owner_id=owner_id, plan_hash=observed.plan_hash, verb=observed.verb, object=observed.object
-    ):
-        autopath.demote(learned.pk, reason)
-    if value == "wrong_plan" and observed.plan:
-        autopath.ban(owner_id, observed.verb, observed.object, observed.plan, "feedback: wrong plan")

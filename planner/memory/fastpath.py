@@ -1,6 +1,6 @@
 """L0 fastpath: a remembered plan for every request the full plan answered, served with no
 model call. Stage 1 is an exact match on the masked request's hash (a B-tree lookup); stage 2
-is a cosine K-NN over embeddings (pgvector HNSW) under the guards in planner.memory; stage 3,
+is a cosine K-NN over embeddings (pgvector HNSW) under the guards in planner.memory.probe; stage 3,
 when nothing is near by meaning, is an equal signature (the same request in other words or in
 Italian: the embedding model is English-only), under the same guards.
 
@@ -21,7 +21,7 @@ from pgvector.django import CosineDistance
 from core.clock import monotonic_ms, now
 from planner import params as P
 from planner.catalog import Catalog
-from planner.memory import Probe, Recall, admit, count_use, executors_of, owner_scope, row_fields
+from planner.memory.probe import Probe, Recall, admit, count_use, executors_of, owner_scope, row_fields
 from planner.models import AntiAutopath, Fastpath
 
 logger = logging.getLogger(__name__)

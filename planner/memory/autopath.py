@@ -21,14 +21,23 @@ from core.clock import monotonic_ms, now
 from planner import params as P
 from planner.catalog import Catalog
 from planner.intent import TOOL_VERBS
-from planner.memory import Probe, Recall, admit, count_use, executors_of, owner_scope, row_fields, signatures_agree
+from planner.memory.probe import (
+    Probe,
+    Recall,
+    admit,
+    count_use,
+    executors_of,
+    owner_scope,
+    row_fields,
+    signatures_agree,
+)
 from planner.models import AntiAutopath, Autopath, Observation
 
 NEIGHBOURS = 5
 
 
 def family(verb: str | None) -> list[str]:
-    """The verbs whose tools overlap with this one's (planner.memory.verbs_agree)."""
+    """The verbs whose tools overlap with this one's (planner.memory.probe.verbs_agree)."""
     if verb is None:
         return []
     tools = set(TOOL_VERBS.get(verb, ()))
@@ -95,7 +104,7 @@ def record_success(
         return None
     digest = P.plan_hash(template)
     owner_id = probe.owner_id if owner_id is None and source == Autopath.Source.LEARNED else owner_id
-    cluster = _cluster(probe, owner_id)
+    cluster = cluster_of(probe, owner_id)
     entry = (
         Autopath.objects.select_for_update()
         .filter(cluster=cluster, plan_hash=digest, owner_id=owner_id)
@@ -120,7 +129,7 @@ def record_success(
     return entry
 
 
-def _cluster(probe: Probe, owner_id: int | None) -> uuid.UUID:
+def cluster_of(probe: Probe, owner_id: int | None) -> uuid.UUID:
     """The cluster of the nearest autopath with the same intent and an agreeing signature, or
     a new one."""
     candidates = (

@@ -1,10 +1,10 @@
-"""The deterministic executor on scripted plans, against a real workspace and Postgres."""
+"""Plan execution (planner.execution) on scripted plans, against a real workspace and Postgres."""
 
 from dataclasses import replace
 
 import pytest
 
-from planner.executor import MAX_SAME_EXECUTOR, execute
+from planner.execution import MAX_SAME_EXECUTOR, execute
 from planner.intent import extract
 from planner.models import Gap, ScratchpadEntry
 from planner.plan import parse

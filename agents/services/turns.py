@@ -1,20 +1,23 @@
+"""The lifecycle of a chat turn (writes): submit, enqueue, claim, complete, decide an approval,
+cancel, feedback, retry, and the sweeps for stale and unqueued turns. A turn that waits on a
+subagent is resumed here when the subagent's turn ends."""
+
 from __future__ import annotations
 
 import logging
 from dataclasses import replace
 from datetime import timedelta
-from pathlib import Path
 
-from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from celery import current_app
 from django.core.cache import cache
 from django.db import transaction
 from django.db.models import Q
 
 from agents import frames
-from agents.models import ChatSession, Message, Turn, Workspace, WorkspaceMember
+from agents.models import ChatSession, Message, Turn
 from agents.push import pusher
-from core.clock import new_id, now
+from agents.services.errors import InvalidInput
+from core.clock import now
 from core.ir import Message as IRMessage
 from core.ir import Usage
 from planner import memory
@@ -26,119 +29,14 @@ from routing.evaluator import FEEDBACK
 logger = logging.getLogger(__name__)
 
 MAX_MESSAGE_CHARS = 32_000
-
-
-class InvalidInput(ValueError):
-    pass
+# Sent by name: the task module imports this one, so importing it back would make a cycle.
+RUN_TURN_TASK = "agents.tasks.run_turn"
+DECISIONS = ("allow", "deny", "always")
+RETRY_WINDOW = timedelta(minutes=10)
 
 
 def _cancel_key(turn_id) -> str:
     return f"metnos:turn-cancel:{turn_id}"
-
-
-DEFAULT_WORKSPACE = "default"
-
-
-def workspace_default(*, user: AbstractBaseUser) -> Workspace:
-    """The user's first workspace, made on first use. Its folder, user-<pk>, predates named ones."""
-    workspace, _ = Workspace.objects.get_or_create(
-        owner=user, name=DEFAULT_WORKSPACE, defaults={"directory": f"user-{user.pk}"}
-    )
-    return workspace
-
-
-def workspace_create(*, owner: AbstractBaseUser, name: str, mode: str = Workspace.Mode.ENGINE) -> Workspace:
-    name = (name or "").strip()
-    if not name or len(name) > 100:
-        raise InvalidInput("a workspace name is 1 to 100 characters")
-    if mode not in Workspace.Mode.values:
-        raise InvalidInput(f"mode must be one of {', '.join(Workspace.Mode.values)}")
-    if Workspace.objects.filter(owner=owner, name=name).exists():
-        raise InvalidInput(f"you already have a workspace named {name!r}")
-    workspace_id = new_id()
-    return Workspace.objects.create(
-        id=workspace_id, owner=owner, name=name, mode=mode, directory=f"user-{owner.pk}-ws-{workspace_id.hex[:12]}"
-    )
-
-
-def workspace_update(*, workspace: Workspace, name: str | None = None, mode: str | None = None) -> Workspace:
-    if mode is not None:
-        if mode not in Workspace.Mode.values:
-            raise InvalidInput(f"mode must be one of {', '.join(Workspace.Mode.values)}")
-        workspace.mode = mode
-    if name is not None:
-        name = name.strip()
-        if not name or len(name) > 100:
-            raise InvalidInput("a workspace name is 1 to 100 characters")
-        if Workspace.objects.filter(owner=workspace.owner, name=name).exclude(pk=workspace.pk).exists():
-            raise InvalidInput(f"you already have a workspace named {name!r}")
-        workspace.name = name
-    workspace.save(update_fields=["name", "mode"])
-    return workspace
-
-
-def member_set(*, workspace: Workspace, username: str, access: str) -> WorkspaceMember:
-    """Add someone to a workspace, or change their access (read | write)."""
-    from django.contrib.auth import get_user_model
-
-    if access not in WorkspaceMember.Access.values:
-        raise InvalidInput(f"access must be one of {', '.join(WorkspaceMember.Access.values)}")
-    user = get_user_model().objects.filter(username=username).first()
-    if user is None:
-        raise InvalidInput(f"no user {username!r}")
-    if user.pk == workspace.owner_id:
-        raise InvalidInput("the owner already has every access")
-    member, _ = WorkspaceMember.objects.update_or_create(workspace=workspace, user=user, defaults={"access": access})
-    return member
-
-
-def member_remove(*, workspace: Workspace, username: str) -> bool:
-    deleted, _ = WorkspaceMember.objects.filter(workspace=workspace, user__username=username).delete()
-    return bool(deleted)
-
-
-def workspace_path(workspace: Workspace) -> Path:
-    """The folder a workspace's turns act in (made on first use)."""
-    path = Path(settings.METNOS_WORKSPACES_ROOT) / workspace.directory
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-@transaction.atomic
-def session_create(*, owner: AbstractBaseUser, title: str = "", workspace: Workspace | None = None) -> ChatSession:
-    """A session of `owner`'s, in a workspace they own or are a member of (their own default one
-    when none is named). The session stays private to its owner, whoever else shares the folder."""
-    from agents.selectors import workspace_access
-
-    if workspace is not None and workspace_access(workspace=workspace, user=owner) is None:
-        raise InvalidInput("no such workspace")
-    workspace = workspace or workspace_default(user=owner)
-    return ChatSession.objects.create(owner=owner, title=title.strip()[:200], workspace=workspace)
-
-
-def session_rename(*, session: ChatSession, title: str) -> ChatSession:
-    title = (title or "").strip()
-    if not title or len(title) > 200:
-        raise InvalidInput("a session title is 1 to 200 characters")
-    session.title = title
-    session.save(update_fields=["title", "updated_at"])
-    return session
-
-
-@transaction.atomic
-def session_delete(*, session: ChatSession) -> None:
-    from core.models import TraceEvent
-
-    TraceEvent.objects.filter(session_id=session.id).delete()
-    session.delete()
-
-
-def session_workspace(session: ChatSession) -> Workspace:
-    """Sessions made before workspaces existed belong to their owner's default one."""
-    if session.workspace_id is None:
-        session.workspace = workspace_default(user=session.owner)
-        session.save(update_fields=["workspace"])
-    return session.workspace
 
 
 def _waiting_turn(session: ChatSession, answers: Turn | None) -> Turn | None:
@@ -201,10 +99,8 @@ def enqueue_turn(turn: Turn) -> bool:
     """Queue the turn's job. When the broker cannot take it the turn stays `queued` with
     `enqueue_failed`, nothing is lost, and the sweep queues it again once the broker is back
     (a job queued twice runs once: turn_claim is conditional)."""
-    from agents.tasks import run_turn
-
     try:
-        run_turn.delay(str(turn.id))
+        current_app.send_task(RUN_TURN_TASK, args=[str(turn.id)])
     except Exception as exc:  # kombu raises each transport's own errors
         logger.warning("could not queue turn %s (%s: %s); the sweep retries", turn.id, exc.__class__.__name__, exc)
         turn.enqueue_failed = True
@@ -309,8 +205,6 @@ def _resume_parent_if_ready(parent_id) -> None:
     """A turn waiting on a subagent goes back on the queue once the subagent's turn has ended,
     with its answer as the waiting step's result. Both sides call this; the row lock and the
     `ready` flag make it happen once."""
-    from agents.subagents import result_of
-
     parent = Turn.objects.select_for_update().filter(pk=parent_id).first()
     if parent is None or parent.final_kind != "awaiting" or parent.status != Turn.Status.COMPLETED:
         return
@@ -329,7 +223,14 @@ def _resume_parent_if_ready(parent_id) -> None:
     transaction.on_commit(lambda: enqueue_turn(parent))
 
 
-DECISIONS = ("allow", "deny", "always")
+def result_of(turn: Turn, text: str) -> dict:
+    """A finished subagent turn as its parent step's result."""
+    session = turn.session
+    result = {"ok": turn.final_kind == "answer", "text": text, "final_kind": turn.final_kind,
+              "turn_id": str(turn.id), "session_id": str(session.pk), "profile": session.profile}  # fmt: skip
+    if not result["ok"]:
+        result |= {"error": text or turn.error or "the subagent did not finish", "error_class": "subagent_failed"}
+    return result
 
 
 @transaction.atomic
@@ -358,34 +259,6 @@ def turn_decide(*, session: ChatSession, request_id: str, decision: str, enqueue
     return turn
 
 
-def session_set_plan_mode(*, session: ChatSession, on: bool) -> ChatSession:
-    session.plan_mode = on
-    session.save(update_fields=["plan_mode", "updated_at"])
-    return session
-
-
-def plan_artifact_path(session: ChatSession) -> Path:
-    return workspace_path(session_workspace(session)) / ".metnos" / "plans" / f"plan-{str(session.pk)[:8]}.md"
-
-
-def plan_save(*, session: ChatSession, request: str, text: str) -> Path:
-    """An answer given in plan mode is kept as a Markdown artifact in the workspace (one file per
-    session, newest plan last), so it can be reviewed, diffed and followed later."""
-    path = plan_artifact_path(session)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a") as fh:
-        if fh.tell() == 0:
-            fh.write(f"# Plans from session {session.title or session.pk}\n")
-        fh.write(f"\n## {now():%Y-%m-%d %H:%M} — {request.strip()[:200]}\n\n{text.strip()}\n")
-    return path
-
-
-def session_set_yolo(*, session: ChatSession, on: bool) -> ChatSession:
-    session.yolo = on
-    session.save(update_fields=["yolo", "updated_at"])
-    return session
-
-
 @transaction.atomic
 def turns_fail_stale(*, older_than: timedelta) -> int:
     """End turns whose worker died: queued or running for longer than `older_than`."""
@@ -408,9 +281,6 @@ def turns_fail_stale(*, older_than: timedelta) -> int:
         frame = frames.turn_completed(turn, message)
         transaction.on_commit(lambda frame=frame, sid=turn.session_id: pusher.send(sid, frame))
     return len(stale)
-
-
-RETRY_WINDOW = timedelta(minutes=10)
 
 
 def _normalized(text: str) -> str:

@@ -1,5 +1,5 @@
-"""The deterministic executor: runs a validated plan step by step, with no model in the loop
-(fillers aside). Before every step: placeholders are resolved, the caps and the duplicate-read
+"""Plan execution: a validated plan runs step by step, deterministically, with no model in the
+loop (fillers aside). Before every step: placeholders are resolved, the caps and the duplicate-read
 guard are checked and the vaglio examines the action. After it: large observations go to the
 scratchpad. The first failing step stops the plan; recovery decides what happens next."""
 
@@ -14,8 +14,8 @@ from typing import Any
 from planner import vaglio
 from planner.catalog import Catalog
 from planner.executors.base import ExecContext
+from planner.invoke import failure, invoke
 from planner.plan import Plan, ResolveError, lookup, render, resolve
-from planner.runner import failure, invoke
 
 MAX_STEPS, MAX_SAME_EXECUTOR = 30, 10
 DUPLICATE_GUARDED = {"read_files", "get_urls", "write_files"}

@@ -1,0 +1,78 @@
+"""One call through the gateway, on a gateway thread: prepare it (key, body, model choice,
+admission), then make it through billing's metering, answered in one piece or streamed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from django.http import HttpResponse, JsonResponse
+
+from billing import gate, metering
+from core.clock import monotonic_ms
+from core.ir import ChatRequest
+from gateway import inbound, model_choice, settlement, streaming
+from gateway.failures import Failure, provider_failure
+from gateway.shapes import SHAPES
+from gateway.threads import release_db
+from routing.providers.base import ProviderError
+from routing.registry import ModelConfig, adapter_for
+
+
+@dataclass(frozen=True)
+class Prepared:
+    shape: object
+    asked: str  # the model the answer names
+    model: ModelConfig
+    canonical: ChatRequest
+    admitted: metering.Admitted
+
+
+def handle(request, shape_name: str) -> HttpResponse:
+    """Prepare (the body is parsed once, here), then answer in one piece or open the stream the
+    body asked for."""
+    started = monotonic_ms()
+    try:
+        prepared = _prepare(request, shape_name, started)
+    finally:
+        release_db()
+    if prepared.canonical.stream:
+        return streaming.open_stream(
+            prepared.shape, prepared.asked, prepared.model, prepared.canonical, prepared.admitted
+        )
+    return _complete(prepared)
+
+
+def _prepare(request, shape_name: str, started: float) -> Prepared:
+    """Everything before the provider call: key, body, model, limits, ledger row. (The body's
+    size was checked by the view before it was read.)"""
+    shape = SHAPES[shape_name]
+    key = inbound.authenticate(request)
+    asked, canonical = inbound.parse(shape, inbound.json_body(request))
+    prompt_tokens = canonical.prompt_tokens_estimate()
+    model, slot = model_choice.choose(asked, canonical, key, prompt_tokens)
+    canonical = replace(canonical, model=model.api_model, max_tokens=canonical.max_tokens or model.max_output_tokens)
+    identity = gate.Identity(user_id=key.user_id, team_id=key.team_id, key_id=str(key.id))
+    call = metering.Call(model=model, identity=identity, role="gateway", inbound_shape=shape_name, slot=slot)
+    try:
+        admitted = metering.admit(call, prompt_tokens=prompt_tokens, max_tokens=canonical.max_tokens, started=started)
+    except gate.Refused as refused:
+        if refused.kind == "budget":
+            raise Failure(429 if shape_name == "openai" else 402, str(refused)) from refused
+        raise Failure(429, str(refused), retry_after=refused.retry_after) from refused
+    if asked in model_choice.AUTO:
+        asked = model.name  # the answer names the model that served it
+    return Prepared(shape, asked, model, canonical, admitted)
+
+
+def _complete(prepared: Prepared) -> JsonResponse:
+    def run() -> metering.Outcome:
+        try:
+            response = adapter_for(prepared.model).complete(prepared.canonical)
+        except ProviderError as exc:
+            return metering.Outcome(status="error", error=exc)
+        return metering.Outcome(response.usage, reported_cost=response.reported_cost_usd, result=response)
+
+    outcome, _ = metering.metered(prepared.admitted, run, settle_with=settlement.settle)
+    if isinstance(outcome.error, ProviderError):
+        raise provider_failure(outcome.error) from outcome.error
+    return JsonResponse(prepared.shape.render(outcome.result, prepared.asked))

@@ -1,0 +1,181 @@
+"""The Anthropic messages shape: wire request → canonical ChatRequest, canonical response or
+stream → wire, and errors in Anthropic's form."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+
+from core.ir import (
+    ChatRequest,
+    ChatResponse,
+    Message,
+    MessageStart,
+    MessageStop,
+    SystemPrompt,
+    TextBlock,
+    TextDelta,
+    ToolResultBlock,
+    ToolSpec,
+    ToolUseBlock,
+    ToolUseDelta,
+    ToolUseStart,
+    ToolUseStop,
+)
+from gateway.shapes.common import BadRequest, check_common, model_and_messages, object_of, positive_int, text_of
+from routing.providers.anthropic import usage_to_wire
+
+
+class AnthropicShape:
+    name = "anthropic"
+
+    def parse(self, body: dict) -> tuple[str, ChatRequest]:
+        model, messages = model_and_messages(
+            body, no_model="model: Field required", no_messages="messages: must be a non-empty list"
+        )
+        max_tokens = positive_int(body, "max_tokens")
+        if max_tokens is None:
+            raise BadRequest("max_tokens: Field required")
+        check_common(body)
+        system = body.get("system")
+        system_text = system if isinstance(system, str) else text_of(system) if system else ""
+        out: list[Message] = []
+        for raw in messages:
+            if not isinstance(raw, dict) or raw.get("role") not in ("user", "assistant"):
+                raise BadRequest("messages: each message needs role user or assistant")
+            content = raw.get("content")
+            if isinstance(content, str):
+                out.append(Message.text(raw["role"], content))
+                continue
+            if not isinstance(content, list):
+                raise BadRequest("messages: content must be a string or a list of blocks")
+            blocks: list = []
+            for block in content:
+                kind = block.get("type") if isinstance(block, dict) else None
+                if kind == "text":
+                    if not isinstance(block.get("text", ""), str):
+                        raise BadRequest("messages: a text block's `text` must be a string")
+                    blocks.append(TextBlock(block.get("text", "")))
+                elif kind == "tool_use":
+                    tool_input = object_of(block.get("input"), "messages: a tool_use block's `input`")
+                    name = str(block.get("name", ""))
+                    blocks.append(ToolUseBlock(id=str(block.get("id", "")), name=name, input=tool_input))
+                elif kind == "tool_result":
+                    blocks.append(ToolResultBlock(tool_use_id=block.get("tool_use_id", ""),
+                                                  content=text_of(block.get("content")),
+                                                  is_error=bool(block.get("is_error"))))  # fmt: skip
+                elif kind in ("thinking", "redacted_thinking", "image", "document"):
+                    continue  # not carried across providers
+                else:
+                    raise BadRequest(f"messages: unknown content block type {kind!r}")
+            out.append(Message(raw["role"], tuple(blocks)))
+        tools = tuple(
+            ToolSpec(
+                name=str(t["name"]),
+                description=str(t.get("description", "")),
+                input_schema=object_of(t.get("input_schema"), "a tool's `input_schema`"),
+            )
+            for t in body.get("tools") or []
+            if t.get("name")
+        )
+        choice = body.get("tool_choice")
+        if isinstance(choice, dict):
+            choice = {"name": str(choice.get("name", ""))} if choice.get("type") == "tool" else choice.get("type")
+        return model, ChatRequest(
+            model=model,
+            messages=tuple(out),
+            system=SystemPrompt(stable=system_text),
+            tools=tools,
+            tool_choice=choice,
+            max_tokens=max_tokens,
+            temperature=body.get("temperature"),
+            stream=bool(body.get("stream")),
+        )
+
+    def render(self, response: ChatResponse, model: str) -> dict:
+        content = []
+        for b in response.message.blocks:
+            if isinstance(b, TextBlock):
+                content.append({"type": "text", "text": b.text})
+            elif isinstance(b, ToolUseBlock):
+                content.append(
+                    {
+                        "type": "tool_use",
+                        "id": b.id or f"toolu_{uuid.uuid4().hex[:20]}",
+                        "name": b.name,
+                        "input": b.input,
+                    }
+                )
+        return {
+            "id": f"msg_{uuid.uuid4().hex}",
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": content,
+            "stop_reason": response.stop_reason if response.stop_reason != "error" else "end_turn",
+            "stop_sequence": None,
+            "usage": usage_to_wire(response.usage),
+        }
+
+    def stream(self, events: Iterator, model: str) -> Iterator[bytes]:
+        def sse(kind: str, **data) -> bytes:
+            return f"event: {kind}\ndata: {json.dumps({'type': kind, **data})}\n\n".encode()
+
+        index = -1
+        text_open = False
+        for event in events:
+            if isinstance(event, MessageStart):
+                message = {
+                    "id": f"msg_{uuid.uuid4().hex}",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": model,
+                    "content": [],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": 0, "output_tokens": 0},
+                }
+                yield sse("message_start", message=message)
+            elif isinstance(event, TextDelta):
+                if not text_open:
+                    index += 1
+                    text_open = True
+                    yield sse("content_block_start", index=index, content_block={"type": "text", "text": ""})
+                yield sse("content_block_delta", index=index, delta={"type": "text_delta", "text": event.text})
+            elif isinstance(event, ToolUseStart):
+                if text_open:
+                    yield sse("content_block_stop", index=index)
+                    text_open = False
+                index += 1
+                yield sse("content_block_start", index=index,
+                          content_block={"type": "tool_use", "id": event.id or f"toolu_{uuid.uuid4().hex[:20]}",
+                                         "name": event.name, "input": {}})  # fmt: skip
+            elif isinstance(event, ToolUseDelta):
+                yield sse(
+                    "content_block_delta",
+                    index=index,
+                    delta={"type": "input_json_delta", "partial_json": event.partial_json},
+                )
+            elif isinstance(event, ToolUseStop):
+                yield sse("content_block_stop", index=index)
+            elif isinstance(event, MessageStop):
+                if text_open:
+                    yield sse("content_block_stop", index=index)
+                stop = event.stop_reason if event.stop_reason != "error" else "end_turn"
+                yield sse(
+                    "message_delta",
+                    delta={"stop_reason": stop, "stop_sequence": None},
+                    usage=usage_to_wire(event.usage),
+                )
+                yield sse("message_stop")
+
+    _TYPES = {400: "invalid_request_error", 401: "authentication_error", 402: "billing_error", 403: "permission_error",
+              404: "not_found_error", 413: "request_too_large", 429: "rate_limit_error", 500: "api_error",
+              502: "api_error", 503: "overloaded_error"}  # fmt: skip
+
+    def error(self, status: int, message: str, code: str | None = None) -> dict:
+        return {"type": "error", "error": {"type": self._TYPES.get(status, "api_error"), "message": message}}
+
+    def stream_error(self, status: int, message: str) -> bytes:
+        return f"event: error\ndata: {json.dumps(self.error(status, message))}\n\n".encode()

@@ -1,0 +1,179 @@
+"""The OpenAI chat-completions shape: wire request → canonical ChatRequest, canonical response or
+stream → wire, and errors in OpenAI's form."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+from core.ir import (
+    ChatRequest,
+    ChatResponse,
+    Message,
+    MessageStart,
+    MessageStop,
+    SystemPrompt,
+    TextBlock,
+    TextDelta,
+    ToolResultBlock,
+    ToolSpec,
+    ToolUseBlock,
+    ToolUseDelta,
+    ToolUseStart,
+    Usage,
+)
+from gateway.shapes.common import BadRequest, check_common, model_and_messages, object_of, positive_int, text_of
+
+
+class OpenAIShape:
+    name = "openai"
+
+    # -- request ------------------------------------------------------------------------------
+    def parse(self, body: dict) -> tuple[str, ChatRequest]:
+        model, messages = model_and_messages(
+            body, no_model="`model` is required", no_messages="`messages` must be a non-empty list"
+        )
+        check_common(body)
+        system: list[str] = []
+        out: list[Message] = []
+        for raw in messages:
+            if not isinstance(raw, dict):
+                raise BadRequest("each message must be an object")
+            role = raw.get("role")
+            if role in ("system", "developer"):
+                system.append(text_of(raw.get("content")))
+            elif role == "user":
+                out.append(Message.text("user", text_of(raw.get("content"))))
+            elif role == "assistant":
+                blocks: list = []
+                if raw.get("content"):
+                    blocks.append(TextBlock(text_of(raw["content"])))
+                calls = raw.get("tool_calls") or []
+                if not isinstance(calls, list):
+                    raise BadRequest("`tool_calls` must be a list")
+                for call in calls:
+                    fn = object_of(object_of(call, "a tool call").get("function"), "a tool call's `function`")
+                    arguments = fn.get("arguments") or "{}"
+                    try:
+                        args = json.loads(arguments) if isinstance(arguments, str) else None
+                    except json.JSONDecodeError as exc:
+                        raise BadRequest(f"tool call arguments are not JSON: {exc.msg}") from exc
+                    if not isinstance(args, dict):
+                        raise BadRequest("tool call arguments must be a JSON object in a string")
+                    name = str(fn.get("name") or "")
+                    blocks.append(ToolUseBlock(id=str(call.get("id") or ""), name=name, input=args))
+                out.append(Message("assistant", tuple(blocks)))
+            elif role == "tool":
+                result = ToolResultBlock(tool_use_id=raw.get("tool_call_id") or "", content=text_of(raw.get("content")))
+                if out and out[-1].role == "user" and all(isinstance(b, ToolResultBlock) for b in out[-1].blocks):
+                    out[-1] = Message("user", (*out[-1].blocks, result))
+                else:
+                    out.append(Message("user", (result,)))
+            else:
+                raise BadRequest(f"unknown message role {role!r}")
+        functions = [object_of(t.get("function"), "a tool's `function`") for t in body.get("tools") or []]
+        tools = tuple(
+            ToolSpec(
+                name=str(fn.get("name", "")),
+                description=str(fn.get("description", "")),
+                input_schema=object_of(fn.get("parameters"), "a tool's `parameters`") or {"type": "object"},
+            )
+            for fn in functions
+        )
+        choice = body.get("tool_choice")
+        if isinstance(choice, dict):
+            choice = {"name": str(object_of(choice.get("function"), "`tool_choice.function`").get("name", ""))}
+        elif choice == "required":
+            choice = "any"
+        max_tokens = positive_int(body, "max_completion_tokens") or positive_int(body, "max_tokens")
+        return model, ChatRequest(
+            model=model,
+            messages=tuple(out),
+            system=SystemPrompt(stable="\n\n".join(s for s in system if s)),
+            tools=tools,
+            tool_choice=choice,
+            max_tokens=max_tokens,
+            temperature=body.get("temperature"),
+            response_format=body.get("response_format"),
+            stream=bool(body.get("stream")),
+        )
+
+    # -- response -----------------------------------------------------------------------------
+    _FINISH = {"end_turn": "stop", "max_tokens": "length", "tool_use": "tool_calls", "stop_sequence": "stop"}
+
+    def render(self, response: ChatResponse, model: str) -> dict:
+        text = "".join(b.text for b in response.message.blocks if isinstance(b, TextBlock))
+        calls = [
+            {"id": b.id, "type": "function", "function": {"name": b.name, "arguments": json.dumps(b.input)}}
+            for b in response.message.blocks
+            if isinstance(b, ToolUseBlock)
+        ]
+        message: dict[str, Any] = {"role": "assistant", "content": text or None}
+        if calls:
+            message["tool_calls"] = calls
+        return {
+            "id": f"chatcmpl-{uuid.uuid4().hex}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": model,
+            "choices": [
+                {"index": 0, "message": message, "finish_reason": self._FINISH.get(response.stop_reason, "stop")}
+            ],
+            "usage": self.usage(response.usage),
+        }
+
+    @staticmethod
+    def usage(usage: Usage) -> dict:
+        prompt = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
+        return {
+            "prompt_tokens": prompt,
+            "completion_tokens": usage.output_tokens,
+            "total_tokens": prompt + usage.output_tokens,
+            "prompt_tokens_details": {"cached_tokens": usage.cache_read_tokens},
+        }
+
+    def stream(self, events: Iterator, model: str) -> Iterator[bytes]:
+        ident, created = f"chatcmpl-{uuid.uuid4().hex}", int(time.time())
+
+        def chunk(delta: dict, finish=None, usage=None) -> bytes:
+            body = {"id": ident, "object": "chat.completion.chunk", "created": created, "model": model,
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}  # fmt: skip
+            if usage is not None:
+                body["usage"] = usage
+            return f"data: {json.dumps(body)}\n\n".encode()
+
+        tool_slots: dict[int, int] = {}
+        for event in events:
+            if isinstance(event, MessageStart):
+                yield chunk({"role": "assistant", "content": ""})
+            elif isinstance(event, TextDelta):
+                yield chunk({"content": event.text})
+            elif isinstance(event, ToolUseStart):
+                tool_slots[event.index] = len(tool_slots)
+                yield chunk({"tool_calls": [{"index": tool_slots[event.index], "id": event.id, "type": "function",
+                                             "function": {"name": event.name, "arguments": ""}}]})  # fmt: skip
+            elif isinstance(event, ToolUseDelta):
+                yield chunk({"tool_calls": [{"index": tool_slots.get(event.index, 0),
+                                             "function": {"arguments": event.partial_json}}]})  # fmt: skip
+            elif isinstance(event, MessageStop):
+                yield chunk({}, finish=self._FINISH.get(event.stop_reason, "stop"))
+                body = {"id": ident, "object": "chat.completion.chunk", "created": created, "model": model,
+                        "choices": [], "usage": self.usage(event.usage)}  # fmt: skip
+                yield f"data: {json.dumps(body)}\n\n".encode()
+        yield b"data: [DONE]\n\n"
+
+    # -- errors -------------------------------------------------------------------------------
+    _TYPES = {400: "invalid_request_error", 401: "invalid_request_error", 402: "insufficient_quota",
+              403: "permission_error", 404: "not_found_error", 413: "invalid_request_error",
+              429: "rate_limit_exceeded", 500: "api_error", 502: "api_error", 503: "api_error"}  # fmt: skip
+
+    def error(self, status: int, message: str, code: str | None = None) -> dict:
+        return {
+            "error": {"message": message, "type": self._TYPES.get(status, "api_error"), "param": None, "code": code}
+        }
+
+    def stream_error(self, status: int, message: str) -> bytes:
+        return f"data: {json.dumps(self.error(status, message))}\n\n".encode()

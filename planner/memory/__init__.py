@@ -1,0 +1,55 @@
+"""Plan memory, as a turn uses it: `lookup` before planning (L0 fastpath, then L1 autopath),
+`served` after a remembered plan ran, `excluded` for the proposer, `learn` after the engine
+planned, `observe` at the end of every turn; `feedback` when a person judges one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from core.clock import monotonic_ms
+from planner import params as P
+from planner.catalog import Catalog
+from planner.memory import autopath, fastpath
+from planner.memory.probe import Probe, Recall, template_of
+from planner.memory.verdicts import feedback, observe
+from planner.turn import TurnOutcome
+
+__all__ = ["Probe", "Recall", "excluded", "feedback", "learn", "lookup", "observe", "served"]
+
+
+def lookup(probe: Probe, catalog: Catalog) -> Recall | None:
+    """L0, then L1 when the intent is complete (verb and object)."""
+    started = monotonic_ms()
+    recall = fastpath.lookup(probe, catalog, started)
+    if recall is None and probe.intent.verb and probe.intent.object:
+        recall = autopath.lookup(probe, catalog, started)
+    return recall
+
+
+def served(probe: Probe, recall: Recall, outcome: TurnOutcome) -> None:
+    """A remembered plan ran to its end: its use is counted, and a failure counts against it."""
+    ok = outcome.final_kind == "answer"
+    layer = fastpath if recall.layer == "fastpath" else autopath
+    layer.used(recall.entry, success=ok, latency_ms=int(recall.lookup_ms))
+    if not ok:
+        autopath.record_failure(probe, outcome.plan or recall.plan.to_dict(), reason=outcome.error or "failed")
+
+
+def excluded(probe: Probe) -> Callable[[dict], bool] | None:
+    """Whether a proposed plan is banned for this kind of request (an anti-autopath); None when none is."""
+    hashes = autopath.banned_hashes(probe.owner_id, probe.intent.verb, probe.intent.object)
+    if not hashes:
+        return None
+    return lambda plan: P.plan_hash(template_of(probe, plan)) in hashes
+
+
+def learn(probe: Probe, outcome: TurnOutcome, catalog: Catalog, turn_id: str) -> None:
+    """A plan the engine completed is remembered (L0) and counted (L1); one that failed is
+    counted against (anti-autopaths). Waiting for a person is neither."""
+    if outcome.plan is None or outcome.final_kind == "awaiting":
+        return
+    if outcome.plan_ok and outcome.layer in ("engine", "recovery"):
+        fastpath.learn(probe, outcome.plan, catalog, turn_id=turn_id, latency_ms=outcome.latency_ms)
+        autopath.record_success(probe, outcome.plan, catalog, latency_ms=outcome.latency_ms)
+    elif not outcome.plan_ok:
+        autopath.record_failure(probe, outcome.plan, reason=outcome.error or outcome.final_kind)

@@ -1,0 +1,79 @@
+"""What plan memory hears after a turn: its outcome (one Observation row, which the autopath
+counts failures from) and a person's verdict on it (feedback: 👍, 👎 or "wrong plan")."""
+
+from __future__ import annotations
+
+from core.clock import as_uuid
+from planner import params as P
+from planner.memory import autopath, fastpath
+from planner.memory.probe import Probe, Recall, template_of
+from planner.models import Autopath, Fastpath, Observation
+from planner.turn import TurnOutcome
+
+
+def observe(probe_: Probe, *, turn_id, outcome: TurnOutcome, recall: Recall | None) -> None:
+    """One append-only row for the turn (planner.models.Observation)."""
+    template = template_of(probe_, outcome.plan)
+    Observation.objects.create(
+        owner_id=probe_.owner_id,
+        turn_id=as_uuid(turn_id),
+        verb=probe_.intent.verb or "",
+        object=probe_.intent.object or "",
+        masked_request=probe_.masked[:4000],
+        key=probe_.key,
+        embedding=list(probe_._embedding) if probe_._embedding is not None else None,
+        plan=template,
+        plan_hash=P.plan_hash(template) if template else "",
+        layer=outcome.layer,
+        final_kind=outcome.final_kind,
+        success=succeeded(outcome),
+        latency_ms=outcome.latency_ms,
+        memory_id=recall.entry.id if recall else None,
+    )
+
+
+def succeeded(outcome: TurnOutcome) -> bool:
+    return (
+        outcome.final_kind == "answer"
+        and outcome.layer not in ("terminator",)
+        and (outcome.plan is None or outcome.plan_ok)
+    )
+
+
+NEGATIVE = ("down", "wrong_plan")
+
+
+def feedback(*, turn_id, trace: dict, value: str, owner_id: int | None) -> None:
+    """A person's verdict on a turn. 👎 or "wrong plan" on an answer memory served stops that
+    plan from serving this user at once, in both layers (an anti-autopath for them), and an
+    entry their own turns taught is disabled (L0) or demoted (L1); a seed stays for the others.
+    On an answer the engine planned, the fastpath that turn taught is disabled and its plan's
+    autopath demoted; "wrong plan" bans that plan for the kind of request."""
+    turn = as_uuid(turn_id)
+    Observation.objects.filter(turn_id=turn).update(feedback=value)
+    if value not in NEGATIVE:
+        return
+    served = (trace or {}).get("memory") or {}
+    reason = "wrong plan" if value == "wrong_plan" else "thumbs down"
+    model = {"fastpath": Fastpath, "autopath": Autopath}.get(served.get("layer"))
+    entry = model.objects.filter(pk=served["id"]).first() if model else None
+    if entry is not None:
+        autopath.ban(owner_id, entry.verb, entry.object, entry.plan, f"feedback: {reason}")
+        if entry.owner_id == owner_id:
+            if model is Fastpath:
+                fastpath.disable(entry.pk, f"feedback: {reason}")
+            else:
+                autopath.demote(entry.pk, reason)
+        return
+    Fastpath.objects.filter(source_turn_id=turn, status=Fastpath.Status.ACTIVE).update(
+        status=Fastpath.Status.DISABLED, reason=f"feedback: {reason} on the turn that taught it"
+    )
+    observed = Observation.objects.filter(turn_id=turn).exclude(plan_hash="").first()
+    if observed is None:
+        return
+    for learned in Autopath.objects.filter(
+        owner_id=owner_id, plan_hash=observed.plan_hash, verb=observed.verb, object=observed.object
+    ):
+        autopath.demote(learned.pk, reason)
+    if value == "wrong_plan" and observed.plan:
+        autopath.ban(owner_id, observed.verb, observed.object, observed.plan, "feedback: wrong plan")
