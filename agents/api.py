@@ -5,7 +5,7 @@ from uuid import UUID
 from django.http import Http404, HttpResponse
 from ninja import Router, Schema, Status
 
-from agents import services
+from agents import frames, services
 from agents.selectors import (
     session_export,
     session_for_user,
@@ -95,12 +95,18 @@ class TurnOut(Schema):
     messages: list[MessageOut]
     steps: list[dict]
     pending: dict
+    route_label: str
 
     @staticmethod
     def resolve_pending(obj) -> dict:
         """What the page needs to show a waiting question or approval again after a reload."""
         keep = ("kind", "request_id", "tool", "args", "step", "decision", "question")
         return {k: v for k, v in (obj.pending or {}).items() if k in keep}
+
+    @staticmethod
+    def resolve_route_label(obj) -> str:
+        answer = next((m.text for m in obj.messages.all() if m.role == "assistant"), "")
+        return frames.route_label(obj, answer)
 
     @staticmethod
     def resolve_cost_usd(obj) -> str:

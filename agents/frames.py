@@ -4,6 +4,7 @@ build their frames with it."""
 
 from agents.models import Turn
 from billing.cost import format_usd
+from planner import pre_fastpath
 
 
 def turn_started(turn: Turn) -> dict:
@@ -32,8 +33,44 @@ def turn_completed(turn: Turn, text: str) -> dict:
         "latency_ms": turn.latency_ms,
         "model_ms": turn.model_ms,
         "route": turn.route,
+        "route_label": route_label(turn, text),
         "error": turn.error,
     }
+
+
+MEMORY_LAYERS = ("fastpath", "autopath")
+
+
+def route_label(turn: Turn, text: str = "") -> str:
+    """The route a turn took, in a few words the chat shows under the answer: the layer that
+    answered, and the tools that ran (from the trace: the engine's attempts, a remembered plan's
+    steps, ReAct's or a resumed plan's steps)."""
+    layer, tools = turn.layer, tools_used(turn.trace or {})
+    if turn.final_kind == "error" or not layer:
+        return ""
+    if turn.final_kind == "awaiting":
+        waits_for = (turn.pending or {}).get("kind")
+        return "waiting for a subagent" if waits_for == "subagent" else "waiting for your approval"
+    if layer == "pre_fastpath":
+        return "listed what I can do" if pre_fastpath.lists_capabilities(text) else "greeting"
+    if layer in MEMORY_LAYERS:
+        return "from memory" + (f": {', '.join(tools)}" if tools else "")
+    if layer == "decision" or turn.final_kind in ("ask", "needs_inputs"):
+        return "asked a question"
+    if layer == "fork":
+        return "handed to a subagent"
+    if layer == "terminator":
+        return "could not finish" + (f" (tools: {', '.join(tools)})" if tools else "")
+    if tools:
+        return f"used tools: {', '.join(tools)}"
+    return "answered directly" if layer in ("direct", "engine", "react", "recovery") else ""
+
+
+def tools_used(trace: dict) -> list[str]:
+    """The tools that ran, in order, once each; a step that failed or was blocked ran nothing."""
+    steps = [s for a in trace.get("attempts") or [] for s in a.get("steps") or []]
+    steps += (trace.get("memory_steps") or []) + (trace.get("steps") or [])
+    return list(dict.fromkeys(s["tool"] for s in steps if isinstance(s, dict) and s.get("ok") and s.get("tool")))
 
 
 def approval_request(turn: Turn) -> dict:

@@ -1,6 +1,7 @@
-"""Which tools a turn is offered: the pre-filter's ranking of the catalog (with the fast tier
-naming the intent when no verb was recognised), cut to what the turn may do (plan mode, a
-read-only member, a subagent's profile, delegation). No candidates: the turn goes direct."""
+"""Which tools a turn is offered: when the route decision (planner/decision.py) says tools, the
+pre-filter's ranking of the catalog with the decision's tool first (the fast tier names the
+intent when no verb was recognised), cut to what the turn may do (plan mode, a read-only member,
+a subagent's profile, delegation). No candidates: the turn goes direct."""
 
 from __future__ import annotations
 
@@ -8,34 +9,40 @@ from django.conf import settings
 
 from planner import llm
 from planner.catalog import Catalog, Executor
+from planner.decision import Decision
 from planner.intent import Intent, ask_model
-from planner.prefilter import Prefilter
+from planner.prefilter import Candidate, Prefilter
 from planner.turn import CHANGES, TurnInput
 from routing.registry import current
 
-ENGINE_MIN_SCORE = 3
 _prefilter: tuple[Catalog, Prefilter] | None = None
 
 
+def ranking(cat: Catalog, text: str, intent: Intent) -> list[Candidate]:
+    """The pre-filter's ranking of the catalog for a request, best first."""
+    return _prefilter_for(cat).rank(text, intent)
+
+
 def candidates_for(
-    inp: TurnInput, cat: Catalog, intent: Intent, ids: dict
+    inp: TurnInput, cat: Catalog, intent: Intent, ids: dict, ranked: list[Candidate], decision: Decision
 ) -> tuple[list[Executor], Intent, llm.LLMResult | None]:
-    """The tools this turn may use, best first; none when no tool fits (the turn goes direct).
-    With no verb recognised, the fast tier names the intent, which comes back with its call."""
-    ranked = _prefilter_for(cat).rank(inp.text, intent)
-    # A lone description word ("my name is Ada" meets find_files' "names") is not a request for a
-    # tool: the engine runs when an affinity tag or the intent's verb points at one.
-    tool_request = bool(ranked) and ranked[0].score >= ENGINE_MIN_SCORE
+    """The tools this turn may use, best first; none when the route decision sends it direct.
+    The decision's tool leads. With no verb recognised, the fast tier names the intent, which
+    comes back with its call."""
+    tool_request = decision.route == "tools"
     intent_call = None
     if tool_request and not intent.confident and not inp.model:
         # Tools fit but no verb was recognised: the fast tier names it, then the ranking is redone.
         fast = current().get(settings.METNOS_FILLER_MODEL)
         if fast is not None and fast.configured:
             intent, intent_call = ask_model(inp.text, intent, fast, ids=ids, user_id=inp.user_id)
-            ranked = _prefilter_for(cat).rank(inp.text, intent)
+            ranked = ranking(cat, inp.text, intent)
     if not tool_request:
         return [], intent, intent_call
-    return allowed(inp, [cat.executors[c.name] for c in ranked if c.name in cat.executors]), intent, intent_call
+    names = [c.name for c in ranked]
+    if decision.tool in cat.executors:  # the tool the evidence points at comes first
+        names = [decision.tool, *(n for n in names if n != decision.tool)]
+    return allowed(inp, [cat.executors[n] for n in names if n in cat.executors]), intent, intent_call
 
 
 def allowed(inp: TurnInput, candidates: list[Executor]) -> list[Executor]:

@@ -44,6 +44,9 @@ def answer(inp: TurnInput, decision: RouteDecision, sink: Sink, ids: dict) -> Tu
         # Nothing reached the user yet and the model could not be reached: another model may answer.
         outcome.trace["unreachable_before_answer"] = result.error.kind in ("network", "timeout") and not result.text
         return outcome
+    # The streamed deltas went out as the model wrote them; the stored answer (and the chat's final
+    # render of it, on turn.completed) is decoded.
+    text = llm.model_text(result.text)
     if result.cancelled:
-        return TurnOutcome(final_kind="error", text=result.text, error="cancelled by the user", **common)
-    return TurnOutcome(final_kind="answer", text=result.text, **common)
+        return TurnOutcome(final_kind="error", text=text, error="cancelled by the user", **common)
+    return TurnOutcome(final_kind="answer", text=text, **common)

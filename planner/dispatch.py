@@ -2,9 +2,10 @@
 
     a turn that stopped for an approval or a subagent → its plan (or ReAct loop) goes on
     pre_fastpath (greetings and thanks, no model)
-    → plan memory (L0 fastpath, then L1 autopath: a remembered plan, no model)
-    → pre-filter: no tool fits the request → direct (one streamed model call)
-    → engine (propose, validate, execute) → recovery → terminator, or ReAct
+    → the route decision (planner/decision.py): direct | ask | tools, from evidence in the request
+    → tools: plan memory (L0 fastpath, then L1 autopath: a remembered plan, no model)
+    → direct (one streamed model call), or the engine (propose, validate, execute) → recovery →
+      terminator, or ReAct
 Every turn ends with exactly one final_kind and records the layer that answered."""
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from billing.cost import format_usd
 from core.clock import monotonic_ms
 from core.events import bus
 from planner import direct, engine, llm, memory, pre_fastpath, react
-from planner.candidates import candidates_for
+from planner.candidates import candidates_for, ranking
 from planner.catalog import Catalog, Executor, catalog
+from planner.decision import Decision, decide
 from planner.intent import Intent, extract
 from planner.plan import parse
 from planner.route import ExplicitModelUnavailable, decide_for_turn
@@ -42,6 +44,7 @@ class _Turn:
     ids: dict
     started: float = field(default_factory=monotonic_ms)
     probe: memory.Probe | None = None
+    decision: Decision | None = None  # the route decision, once made
 
 
 def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
@@ -59,8 +62,12 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
         return _finish(turn, refused)
 
     intent = extract(inp.text)
+    ranked = ranking(cat, inp.text, intent)
+    turn.decision = choice = decide(inp.text, intent=intent, ranked=ranked, workspace=inp.workspace_path)
+    if choice.route == "ask":
+        return _finish(turn, _ask(inp, choice))
     turn.probe = memory.Probe.of(inp.text, inp.workspace_path, inp.user_id)
-    use_memory = _uses_memory(inp)
+    use_memory = _uses_memory(inp) and choice.route == "tools" and choice.sure
     failed_recall = None
     if use_memory:
         recall, served = _from_memory(turn, cat)
@@ -68,12 +75,14 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
             return _finish(turn, served, recall)
         failed_recall = recall
 
-    candidates, intent, intent_call = candidates_for(inp, cat, intent, turn.ids)
-    needs = _needs(inp, candidates)
+    candidates, intent, intent_call = candidates_for(inp, cat, intent, turn.ids, ranked, choice)
+    needs = _needs(inp, candidates if choice.sure else [])
     try:
         decision = _route(inp, needs, turn.ids)
     except (NoRoute, ExplicitModelUnavailable) as exc:
         return _finish(turn, _route_error(exc))
+    if not choice.sure and not _calls_tools_natively(decision):
+        candidates = []  # unsure, and the model cannot weigh tools itself: it answers in words
     outcome, decision = _answer(turn, cat, intent, candidates, needs, decision, use_memory=use_memory)
     if candidates:
         if use_memory and inp.mode != "react":
@@ -153,6 +162,17 @@ def _from_memory(turn: _Turn, cat: Catalog) -> tuple[memory.Recall | None, TurnO
     return recall, outcome
 
 
+def _ask(inp: TurnInput, choice: Decision) -> TurnOutcome:
+    """An action whose object is missing: one short question; the answer carries the request on."""
+    pending = {"kind": "ask", "request": inp.text, "question": choice.question}
+    return TurnOutcome(final_kind="ask", text=choice.question, layer="decision", pending=pending)
+
+
+def _calls_tools_natively(decision: RouteDecision) -> bool:
+    """A model that can be offered the tools and left to choose: a cloud model with tool calling."""
+    return decision.model.supports_tools and not decision.model.is_local
+
+
 def _needs(inp: TurnInput, candidates: list[Executor]) -> TurnNeeds:
     prompt = "".join(m.text_content for m in inp.history) + inp.text
     return TurnNeeds(
@@ -186,7 +206,7 @@ def _answer(
     def answer(chosen: RouteDecision) -> TurnOutcome:
         if not candidates:
             return direct.answer(inp, chosen, sink, ids)
-        if inp.mode == "react":
+        if inp.mode == "react" or not turn.decision.sure:  # unsure: the model may answer or call a tool
             return react.run(inp, candidates=candidates, decision=chosen, sink=sink, ids=ids)
         excluded = memory.excluded(turn.probe) if use_memory else None
         return engine.run(inp, intent=intent, candidates=candidates, catalog=cat, decision=chosen, sink=sink,
@@ -323,6 +343,8 @@ def _finish(turn: _Turn, outcome: TurnOutcome, recall: memory.Recall | None = No
     latency = int(monotonic_ms() - turn.started)
     outcome = replace(outcome, latency_ms=latency)
     inp, ids = turn.inp, turn.ids
+    if turn.decision is not None:
+        outcome.trace["decision"] = turn.decision.to_trace()
     if settings.METNOS_PLAN_MEMORY:
         try:
             probe = turn.probe or memory.Probe.of(inp.text, None, inp.user_id)

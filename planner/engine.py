@@ -20,7 +20,7 @@ from django.conf import settings
 from core.clock import now
 from core.events import bus
 from core.ir import ChatRequest, Message, SystemPrompt, Usage
-from planner import llm, proposer, recovery, terminator
+from planner import coldpath, llm, proposer, recovery, terminator
 from planner.catalog import Catalog, Executor
 from planner.execution import Execution, StepRecord, execute
 from planner.executors.base import ExecContext
@@ -126,35 +126,43 @@ def run(
             return waiting("needs_inputs", end.message, "terminator")
         return outcome("answer", end.message, "terminator")
 
+    # A request that types its tool's every argument gets its plan with no model call.
+    cold = coldpath.plan_for(inp.text, candidates=allowed, workspace=inp.workspace_path)
     for attempt in range(2):  # the first proposal and at most one re-proposal
-        proposal = proposer.propose(
-            request_text=inp.text,
-            intent=intent,
-            candidates=allowed,
-            model=decision.model,
-            ids=ids,
-            user_id=inp.user_id,
-            problems=problems,
-            workspace=inp.workspace_path,
-            slot=decision.slot,
-            system=inp.system,
-            role=inp.role,
-        )
-        tally.add(proposal.result)
-        record = {"raw": proposal.raw[:4000], "problems_in": problems}
-        trace["attempts"].append(record)
-        if proposal.result.error is not None:
-            # Nothing has run yet (plans are proposed before any step): when the model could not
-            # be reached, dispatch may route again and plan with the next model.
-            trace["unreachable_before_answer"] = proposal.result.error.kind in ("network", "timeout")
-            return outcome("error", llm.user_facing(proposal.result.error), layer, str(proposal.result.error))
-        if proposal.plan is None:
-            problems = [f"the reply was not a usable plan: {proposal.problem}"]
-            validation_cause = "no_plan"
-            continue
-        plan = proposal.plan
+        if attempt == 0 and cold is not None:
+            plan, record = cold, {"raw": "", "problems_in": [], "cold_path": True}
+            trace["attempts"].append(record)
+        else:
+            proposal = proposer.propose(
+                request_text=inp.text,
+                intent=intent,
+                candidates=allowed,
+                model=decision.model,
+                ids=ids,
+                user_id=inp.user_id,
+                problems=problems,
+                workspace=inp.workspace_path,
+                slot=decision.slot,
+                system=inp.system,
+                role=inp.role,
+            )
+            tally.add(proposal.result)
+            record = {"raw": proposal.raw[:4000], "problems_in": problems}
+            trace["attempts"].append(record)
+            if proposal.result.error is not None:
+                # Nothing has run yet (plans are proposed before any step): when the model could not
+                # be reached, dispatch may route again and plan with the next model.
+                trace["unreachable_before_answer"] = proposal.result.error.kind in ("network", "timeout")
+                return outcome("error", llm.user_facing(proposal.result.error), layer, str(proposal.result.error))
+            if proposal.plan is None:
+                problems = [f"the reply was not a usable plan: {proposal.problem}"]
+                validation_cause = "no_plan"
+                continue
+            plan = proposal.plan
         bus.emit("plan.proposed", {"attempt": attempt + 1, "plan": plan.to_dict()}, **ids)
-        found = validate(plan, catalog, allowed={c.name for c in allowed})
+        found = validate(
+            plan, catalog, allowed={c.name for c in allowed}, request_text=inp.text, workspace=inp.workspace_path
+        )
         bus.emit("plan.validated", {"attempt": attempt + 1, "problems": [str(p) for p in found]}, **ids)
         record["plan"] = plan.to_dict()
         record["validation"] = [str(p) for p in found]
@@ -171,9 +179,10 @@ def run(
             limit = f"I stopped: the plan has {len(plan.steps)} steps; the limit here is {inp.max_steps}."
             return outcome("cap_steps", limit, layer)
         if not plan.steps:
-            if plan.final_message.rstrip().endswith("?"):
-                return waiting("ask", plan.final_message.strip(), layer)  # the model asks to clarify
-            return outcome("answer", plan.final_message or "Done.", layer)
+            said = llm.model_text(plan.final_message).strip()
+            if said.endswith("?"):
+                return waiting("ask", said, layer)  # the model asks to clarify
+            return outcome("answer", said or "Done.", layer)
         execution = _execute(plan, catalog, ctx, inp, runtime, fill, Reporter(sink, ids))
         record["steps"] = [s.to_dict() for s in execution.steps]
         ended = _conclude(execution, plan, inp, tally, layer=layer, decision=decision, trace=trace)

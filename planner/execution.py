@@ -11,10 +11,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from planner import vaglio
+from planner import answers, vaglio
 from planner.catalog import Catalog
 from planner.executors.base import ExecContext
 from planner.invoke import failure, invoke
+from planner.llm import model_text
 from planner.plan import Plan, ResolveError, lookup, render, resolve
 
 MAX_STEPS, MAX_SAME_EXECUTOR = 30, 10
@@ -222,34 +223,28 @@ def execute(
         emit(record, "done")
 
     execution = Execution("ok", records, results)
-    execution.final_text = final_text(plan, results, source)
+    execution.final_text = final_text(plan, results, source, request_text)
     return execution
 
 
-def final_text(plan: Plan, results: dict[int, dict], source) -> str:
+def final_text(plan: Plan, results: dict[int, dict], source, request: str = "") -> str:
     """The answer. Its facts come from the tools: a final message that refers to no step's result
-    is prose the model wrote before anything ran, so when there are results the answer shows
-    the last one instead (the message stays in the plan, in the trace)."""
+    is prose the model wrote before anything ran, so when there are results the answer is the last
+    one's in words (planner.answers; the message stays in the plan, in the trace). A line count
+    asked for is read from the result, whatever the message says: a model counts `count`, which is
+    the number of files."""
+    last_tool = plan.steps[max(results) - 1].tool if results and max(results) <= len(plan.steps) else ""
+    if last_tool == "read_files" and answers.asks_line_count(request):
+        return answers.of_result(last_tool, results[max(results)], request)
     if plan.final_message and ("${" in plan.final_message or not results):
         try:
-            return render(resolve(plan.final_message, source))
+            # Entities are decoded in the model's words only, before the tools' values go in.
+            said = render(resolve(model_text(plan.final_message), source))
+            if said.strip() or not results:
+                return said
+            # "${step1.stdout}" of a command that printed nothing: the result speaks instead.
         except (ResolveError, KeyError, ValueError):
             pass  # a bad reference in the message does not undo the work: fall back to the result
     if not results:
-        return plan.final_message
-    last = results[max(results)]
-    for key in ("text", "value", "content", "stdout", "iso"):
-        if key in last:
-            return render(last[key])
-    if "entries" in last:
-        lines = [_entry_line(e) for e in last["entries"]]
-        return f"{last.get('count', len(lines))} result(s):\n" + "\n".join(str(line) for line in lines[:50])
-    if "path" in last:
-        return f"Done: wrote {last['path']}."
-    return render({k: v for k, v in last.items() if k != "ok"})
-
-
-def _entry_line(entry: dict) -> str:
-    if "line" in entry and "text" in entry:  # a match: where, then what
-        return f"{entry.get('path', '')}:{entry['line']}: {entry['text']}"
-    return str(entry.get("content") or entry.get("path") or entry.get("url") or render(entry))
+        return model_text(plan.final_message)
+    return answers.of_result(last_tool, results[max(results)], request)

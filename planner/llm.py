@@ -4,6 +4,7 @@ outcome is recorded in routing's availability."""
 
 from __future__ import annotations
 
+import html
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -134,3 +135,9 @@ def user_facing(error: ProviderError) -> str:
     if error.kind in ("network", "timeout"):
         return f"The model is unreachable right now ({error.message}). Your message is saved; try again."
     return f"The model call failed ({error}). Your message is saved; try again."
+
+
+def model_text(text: str) -> str:
+    """Words a model wrote for the user, as stored: small models write HTML entities («What&#39;s»)
+    that the chat, which shows plain text, would print as they are."""
+    return html.unescape(text) if "&" in text else text

@@ -199,7 +199,7 @@ def run(
             steps.append({"index": index, "error": "not JSON"})
             continue
         if "final" in action:
-            return outcome("answer", str(action["final"]))
+            return outcome("answer", llm.model_text(str(action["final"])))
         args = action.get("args") if isinstance(action.get("args"), dict) else {}
         signature = json.dumps([action.get("tool"), args], sort_keys=True, default=str)
         repeats = repeats + 1 if signature == last_action else 1

@@ -13,6 +13,7 @@ from django.db import transaction
 from planner import params as P
 from planner.catalog import Catalog
 from planner.memory.autopath import cluster_of
+from planner.memory.justify import learnable
 from planner.memory.probe import Probe, executors_of, row_fields
 from planner.models import Autopath, Fastpath
 from planner.plan import parse
@@ -47,12 +48,12 @@ def load(catalog: Catalog, path: Path = SEED_FILE) -> Loaded:
         if not isinstance(request, str) or not isinstance(plan, dict):
             raise SeedError(f"seed {number}: needs a request (text) and a plan (mapping)")
         plan = {"fillers": {}, "final_message": "", **plan}
-        problems = [p for p in validate(parse(plan), catalog) if p.blocking]
+        problems = [p for p in validate(parse(plan), catalog, request_text=request) if p.blocking]
         if problems:
             raise SeedError(f"seed {number} ({request!r}): {'; '.join(map(str, problems))}")
         probe = Probe.of(request, None, None)
         try:
-            template, slots = P.parametrize(plan, probe.extraction)
+            template, slots = learnable(plan, probe.extraction, catalog)
         except P.NotLearnable as exc:
             raise SeedError(f"seed {number} ({request!r}): {exc}") from exc
         digest = P.plan_hash(template)

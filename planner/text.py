@@ -59,3 +59,24 @@ def content_words(text: str) -> list[str]:
 
 def stem_set(text: str) -> set[str]:
     return {s for w in content_words(text) for s in stems(w)}
+
+
+_ITALIAN = frozenset(
+    """il lo la gli le un una di da del della dei delle nel nella con per che non sono ciao grazie come cosa
+    mi ti ci puoi fammi dimmi scrivi leggi quanti quante quale quali oggi questo questa perche e anche
+    mio mia miei mie tuo tua ho hai ha sei cartella salva elenca trova cerca conta calcola apri mostra
+    cancella elimina aggiungi sposta esegui lancia riassumi traduci spiega ricorda raccontami voglio""".split()
+)
+_ENGLISH = frozenset(
+    """the a an of to on with for that not are is hi hello thanks how what which my your me you can
+    please write read today this these why and also have has do does folder show list find save it""".split()
+)
+
+
+def language(text: str) -> str:
+    """ "it" or "en", from common words (accented letters count for Italian); English when tied."""
+    tokens = words(text)
+    italian = sum(t in _ITALIAN or bool(_CLITIC.match(t)) for t in tokens)
+    italian += 2 * len(re.findall(r"[àèéìòù]", text.lower()))
+    english = sum(t in _ENGLISH for t in tokens)
+    return "it" if italian > english else "en"

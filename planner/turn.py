@@ -13,6 +13,7 @@ from core.ir import Message, SystemPrompt, Usage
 FINAL_KINDS = ("answer", "ask", "awaiting", "needs_inputs", "cap_steps", "cap_same_executor", "loop_break", "error")
 LAYERS = (
     "pre_fastpath",
+    "decision",
     "fastpath",
     "autopath",
     "direct",

@@ -10,14 +10,38 @@
   - needs_data_source: a transform (F) with nothing extracted before it and no literal input;
   - needs_action_target: an action (A) whose target (a path, a command) is empty.
 A step with literal arguments needs no source: "write 'hi' to a.txt" is a plan of one A, and
-"what is 3 * 7" a plan of one F."""
+"what is 3 * 7" a plan of one F.
+
+Given the request (`request_text`, and the workspace so that a plain word naming something in it
+counts), two more rules reject a plan before anything runs:
+- invented_target: a step that writes, moves or deletes (capability fs:write) targets a path the
+  request does not name. Named: a path or glob typed in the request (a quoted name that looks like
+  a path, an identifier that exists in the workspace), or a value derived from its words
+  (planner.object_kinds: "markdown files" → *.md, "my files" → the root). A target taken from an
+  earlier step's result (`${step1.entries.0.path}`) is named when that step's own target is
+  (the folder or glob it searched, the file it read); one from a filler or the runtime never is.
+  (Paths the conversation names will count too, once the follow-up layer passes them here.)
+- off_intent: a step whose tool does not serve the request. An acting tool (category A) needs a
+  verb of the request that serves it (planner.intent.TOOL_VERBS), a word of its own (its name or
+  affinity, outside the request's typed values: "do the same for todo.txt" does not name
+  todo_update), or a destination the request names. A reading or transforming tool is rejected
+  only when the intent is confident and names an object the tool does not work on («che ore
+  sono?» → read_files), the request never mentions the tool, gives no value of a kind it takes,
+  and the step takes nothing from an earlier one. With no object in the intent, the tool must
+  serve one of its verbs instead."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from pathlib import Path
 
-from planner.catalog import Catalog
-from planner.plan import PLACEHOLDER, RUNTIME_KEYS, Plan, references, strings
+from planner import object_kinds
+from planner import params as P
+from planner.catalog import Catalog, Executor
+from planner.intent import Intent, extract
+from planner.plan import PLACEHOLDER, RUNTIME_KEYS, Plan, Step, references, strings
+from planner.text import STOPWORDS, fold, stems, words
 
 TARGET_ARGS = ("path", "paths", "command", "urls", "pattern")
 
@@ -77,7 +101,16 @@ def _check_refs(value, index: int, plan: Plan, catalog: Catalog) -> list[str]:
     return errors
 
 
-def validate(plan: Plan, catalog: Catalog, *, allowed: set[str] | None = None) -> list[Problem]:
+def validate(
+    plan: Plan,
+    catalog: Catalog,
+    *,
+    allowed: set[str] | None = None,
+    request_text: str | None = None,
+    workspace: Path | None = None,
+) -> list[Problem]:
+    """The plan's problems. With `request_text`, also what it would do that the request did not
+    ask for (invented_target, off_intent); without it those rules are not checked."""
     problems: list[Problem] = []
     closed_by: int | None = None
     extracted = False
@@ -126,4 +159,149 @@ def validate(plan: Plan, catalog: Catalog, *, allowed: set[str] | None = None) -
             closed_by = closed_by or index
     for message in _check_refs(plan.final_message, len(plan.steps) + 1, plan, catalog):
         problems.append(Problem(0, "bad_reference", message))
+    if request_text is not None:
+        problems += _unasked(plan, catalog, Request.of(request_text, workspace))
     return problems
+
+
+# Schema formats of the arguments that name a workspace target.
+PATH_FORMATS = frozenset({"file", "folder", "path", "glob"})
+# What a tool's name says it works on, as the intent's objects, and the typed values it takes.
+_NAME_OBJECTS = {"files": ("files", "lines", "folder"), "urls": ("web",), "time": ("time",),
+                 "shell": ("command",), "compute": ("numbers",)}  # fmt: skip
+_NAME_VALUES = {"files": ("path", "glob", "ext"), "urls": ("url",), "time": ("datetime",), "compute": ("number",)}
+
+
+def normalized(path: str) -> str:
+    """One target for "./notes/", "notes/" and "notes"; "", "." and "./" are the root."""
+    path = path.strip()
+    while path.startswith("./"):
+        path = path[2:]
+    return path.rstrip("/") or "."
+
+
+@dataclass(frozen=True)
+class Request:
+    """What a plan is checked against: the targets the request names, its intent, and the words
+    it says outside its typed values."""
+
+    named: frozenset[str]  # normalized
+    types: frozenset[str]  # of its typed values
+    intent: Intent
+    text: str  # folded, typed values blanked
+    stems: frozenset[str]
+
+    @classmethod
+    def of(cls, text: str, workspace: Path | None = None) -> Request:
+        extraction = P.extract(text, workspace)
+        named = {normalized(value) for value in object_kinds.derived_values(text)}
+        for v in extraction.values:
+            if v.type in ("path", "glob") or (v.type in ("quoted", "identifier") and _names_a_file(v.text, workspace)):
+                named.add(normalized(v.text))
+        rest = fold(re.sub(r"<\w+:\d+>", " ", extraction.masked))
+        return cls(
+            named=frozenset(named),
+            types=frozenset(v.type for v in extraction.values),
+            intent=extract(text),
+            text=f" {' '.join(words(rest))} ",
+            stems=frozenset(s for w in words(rest) if w not in STOPWORDS for s in stems(w)),
+        )
+
+    def says(self, term: str) -> bool:
+        """Whether the request says a word or phrase (a tool's name part or affinity tag)."""
+        term = fold(term)
+        if " " in term or "-" in term:
+            return f" {' '.join(words(term))} " in self.text
+        return term not in STOPWORDS and bool(set(stems(term)) & self.stems)
+
+
+def _names_a_file(text: str, workspace: Path | None) -> bool:
+    """A quoted value or an identifier is a target when it reads as one: "'notes.txt'", `README`
+    when the workspace has it. "'buy milk'" is content, not a file name."""
+    if not text or any(c.isspace() for c in text):
+        return False
+    suffix = Path(text).suffix
+    if "/" in text or (suffix and object_kinds.is_file_extension(suffix)):
+        return True
+    return workspace is not None and (workspace / text).exists()
+
+
+def _target_args(executor: Executor) -> list[str]:
+    def fmt(schema: dict) -> str | None:
+        return schema.get("format") or (schema.get("items") or {}).get("format")
+
+    return [k for k, s in executor.args_schema.get("properties", {}).items() if fmt(s) in PATH_FORMATS]
+
+
+def _literals(value) -> list[str]:
+    return [v for v in ([value] if isinstance(value, str) else value if isinstance(value, list) else [])
+            if isinstance(v, str) and v.strip()]  # fmt: skip
+
+
+def _named(value: str, index: int, plan: Plan, catalog: Catalog, request: Request) -> bool:
+    """Whether a target value of step `index` is one the request names (see the module docstring)."""
+    refs = references(value)
+    if not refs:
+        return normalized(value) in request.named
+    for kind, target, _ in refs:
+        if kind == "PARAM":  # bound from the request by plan memory
+            continue
+        if kind != "step" or not 1 <= int(target) < index:
+            return False
+        if not _source_named(plan.steps[int(target) - 1], int(target), plan, catalog, request):
+            return False
+    return True
+
+
+def _source_named(step: Step, index: int, plan: Plan, catalog: Catalog, request: Request) -> bool:
+    executor = catalog.get(step.tool)
+    if executor is None:
+        return False
+    values = [v for key in _target_args(executor) for v in _literals(step.args.get(key))]
+    if not values:  # the tool's default, the root: named by "my files"
+        return "." in request.named
+    return any(_named(v, index, plan, catalog, request) for v in values)
+
+
+def _mentioned(executor: Executor, request: Request) -> bool:
+    return any(request.says(term) for term in (*executor.name.split("_"), *executor.affinity))
+
+
+def _unasked(plan: Plan, catalog: Catalog, request: Request) -> list[Problem]:
+    problems = []
+    for index, step in enumerate(plan.steps, 1):
+        executor = catalog.get(step.tool)
+        if executor is None:
+            continue
+        targets = [v for key in _target_args(executor) for v in _literals(step.args.get(key))]
+        if "fs:write" in executor.capabilities:
+            for value in targets:
+                if not _named(value, index, plan, catalog, request):
+                    problems.append(Problem(index, "invented_target", (
+                        f"{step.tool} would change {value!r}, which the request does not name; "
+                        "act only on a path the request names, or ask which one")))  # fmt: skip
+        if not _serves(step, executor, index, targets, plan, catalog, request):
+            asked = " ".join(filter(None, (request.intent.verb, request.intent.object))) or "none"
+            problems.append(Problem(index, "off_intent", (
+                f"{step.tool} does not serve this request (intent: {asked}); "
+                "use a tool that does, or answer in words")))  # fmt: skip
+    return problems
+
+
+def _serves(
+    step: Step, executor: Executor, index: int, targets: list[str], plan: Plan, catalog: Catalog, request: Request
+) -> bool:
+    parts = executor.name.split("_")
+    if executor.category == "A":
+        if parts[0] in request.intent.tool_verbs or _mentioned(executor, request):
+            return True
+        return any(_named(v, index, plan, catalog, request) for v in targets)  # "put 'x' in todo.txt"
+    intent = request.intent
+    if not intent.confident or references(step.args) or "from_step" in step.args:
+        return True
+    if intent.object is None:  # «che ore sono?»: the verb alone says what the request is about
+        fits = parts[0] in intent.tool_verbs
+    else:
+        fits = intent.object in {o for part in parts for o in _NAME_OBJECTS.get(part, ())}
+    takes = {t for part in parts for t in _NAME_VALUES.get(part, ())}
+    return fits or bool(takes & request.types) or _mentioned(executor, request)

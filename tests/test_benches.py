@@ -37,3 +37,18 @@ def test_the_prefilter_bench_on_our_catalog_runs():
     assert result["queries"] >= 40 and result["recall_at_5"] >= 0.9
     # the semantic stage is measured with the shipped model, offline
     assert {"alone", "fused", "embed_mean_ms", "embed_p95_ms"} <= set(result["semantic"])
+
+
+def test_the_route_choice_bench_reports_each_half():
+    for split in ("tune", "held"):
+        done = subprocess.run(
+            [sys.executable, "bench/route_choice.py", "--quick", "--split", split],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        result = json.loads(done.stdout.strip().splitlines()[-1])
+        assert result["split"] == split and result["cases"] == 150
+        assert {"accuracy", "direct_recall", "tools_precision", "first_tool_accuracy", "before"} <= set(result)

@@ -134,7 +134,8 @@ def test_a_turn_that_acts_whose_model_is_refused_is_run_by_the_next_model(
         planner_model.replies.extend(
             [completion('{"tool": "read_files", "args": {"paths": ["a.md"]}}'), completion('{"final": "It says two."}')]
         )
-    turn = services.turn_submit(session=session, text="read a.md and tell me its last line", model="")
+    # "its last lines" gives no count, so even the engine asks a model (no cold path, planner.coldpath).
+    turn = services.turn_submit(session=session, text="read a.md and tell me its last lines", model="")
     run_turn(str(turn.id))
     turn.refresh_from_db()
     assert turn.trace["failover"] == {

@@ -15,6 +15,7 @@ from django.contrib.auth import get_user_model
 
 from agents import frames, services
 from agents.models import Turn
+from planner.pre_fastpath import capabilities
 
 AGENTS = Path(__file__).resolve().parents[1]
 CHAT_JS = AGENTS.parent / "static" / "metnos" / "chat.js"
@@ -32,7 +33,8 @@ def test_every_frame_is_built_in_its_wire_format():
     completed = frames.turn_completed(turn, "hi")
     assert completed["type"] == "turn.completed" and completed["cost_usd"] == "0.50000000", completed
     assert set(completed) == {"type", "turn_id", "final_kind", "layer", "text", "usage", "cost_usd", "latency_ms",
-                              "model_ms", "route", "error"}  # fmt: skip
+                              "model_ms", "route", "route_label", "error"}  # fmt: skip
+    assert completed["route_label"] == "answered directly"
     assert frames.approval_request(turn) == {"type": "approval.request", "turn_id": tid, "request_id": "r1",
                                              "tool": "run_shell", "args": {"cmd": "ls"}, "step": 2}  # fmt: skip
     assert frames.turn_resumed(turn, "allow") == {"type": "turn.resumed", "turn_id": tid, "decision": "allow"}
@@ -43,6 +45,44 @@ def test_every_frame_is_built_in_its_wire_format():
     assert frames.command_result("/cost", "0") == {"type": "command.result", "command": "/cost", "text": "0"}
     assert frames.error("bad") == {"type": "error", "message": "bad"}
     assert frames.error("bad", tid) == {"type": "error", "message": "bad", "turn_id": tid}
+
+
+def step(tool: str, ok: bool = True) -> dict:
+    return {"index": 1, "tool": tool, "ok": ok}
+
+
+@pytest.mark.parametrize(
+    ("layer", "final_kind", "trace", "label"),
+    [
+        ("direct", "answer", {}, "answered directly"),
+        ("engine", "answer", {"attempts": [{"steps": [step("read_files"), step("write_files")]}]},
+         "used tools: read_files, write_files"),
+        ("recovery", "answer", {"attempts": [{"steps": [step("read_files", ok=False)]},
+                                             {"steps": [step("list_files")]}]}, "used tools: list_files"),
+        ("react", "answer", {"steps": [step("get_time"), step("get_time")]}, "used tools: get_time"),
+        ("fastpath", "answer", {"memory_steps": [step("read_files")]}, "from memory: read_files"),
+        ("autopath", "answer", {}, "from memory"),
+        ("pre_fastpath", "answer", {}, "greeting"),
+        ("decision", "ask", {}, "asked a question"),
+        ("engine", "ask", {"attempts": [{}]}, "asked a question"),
+        ("terminator", "answer", {"attempts": [{"steps": [step("read_files", ok=False)]}]}, "could not finish"),
+        ("engine", "error", {}, ""),
+    ],
+)  # fmt: skip
+def test_the_route_label_names_the_layer_and_the_tools_that_ran(layer, final_kind, trace, label):
+    turn = Turn(id=uuid.uuid4(), final_kind=final_kind, layer=layer, trace=trace, cost_usd=Decimal("0"))
+    assert frames.turn_completed(turn, "answer")["route_label"] == label
+
+
+def test_the_capabilities_answer_is_labelled_apart_from_a_greeting():
+    turn = Turn(id=uuid.uuid4(), final_kind="answer", layer="pre_fastpath", cost_usd=Decimal("0"))
+    assert frames.route_label(turn, capabilities()) == "listed what I can do"
+    assert frames.route_label(turn, "Ciao! Cosa posso fare?") == "greeting"
+
+
+def test_the_chat_shows_the_route_label_under_the_answer():
+    script = CHAT_JS.read_text()
+    assert "t.route_label" in script and 'route.className = "route"' in script
 
 
 def test_every_frame_type_the_browser_handles_is_built_in_frames_py():

@@ -43,7 +43,8 @@ def worker_tier(settings, planner_model):
 def test_a_subagent_does_the_step_in_its_own_session_and_the_parent_resumes_with_its_answer(session, root, worker_tier):
     Memory(services.session_workspace(session), root).add("memory", "Secret: the launch code is 1234")
     worker_tier.replies += [
-        plan(("run_task", {"profile": "explore", "task": "count the .md files in notes"}),
+        # "survey …" is not fully typed, so the subagent's engine asks its model (planner.coldpath).
+        plan(("run_task", {"profile": "explore", "task": "survey the .md files in notes and count them"}),
              final="The subagent says: ${step1.text}"),
         plan(("find_files", {"pattern": "*.md", "path": "notes"}), final="${step1.count} files"),
     ]  # fmt: skip
@@ -75,8 +76,7 @@ def test_a_subagent_does_the_step_in_its_own_session_and_the_parent_resumes_with
 def test_a_subagent_that_fails_is_the_steps_failure(session, root, worker_tier):
     worker_tier.replies += [
         plan(("run_task", {"task": "read notes/missing.md"}), final="${step1.text}"),
-        plan(("read_files", {"paths": ["notes/missing.md"]})),
-    ]
+    ]  # the subagent's cold plan (planner.coldpath) reads the missing file
     parent = services.turn_submit(session=session, text=ASK)
     run_turn(str(parent.id))
     child_id = Turn.objects.get(pk=parent.pk).pending["child_turn_id"]
@@ -142,8 +142,8 @@ def test_custom_commands_can_limit_tools_or_fork_into_a_subagent(session, root, 
     assert (turn.final_kind, turn.layer, turn.model_calls) == ("awaiting", "fork", 0)
     child = Turn.objects.get(pk=turn.pending["child_turn_id"])
     assert child.messages.get(role="user").text == "find the .md files in notes and count them"
-    worker_tier.replies.append(plan(("find_files", {"pattern": "*.md", "path": "notes"}), final="${step1.count} files"))
-    run_turn(str(child.id))
+    run_turn(str(child.id))  # fully typed: the subagent's engine plans it with no model (planner.coldpath)
     run_turn(str(turn.id))
     turn.refresh_from_db()
-    assert (turn.final_kind, turn.messages.get(role="assistant").text) == ("answer", "2 files")
+    answer = turn.messages.get(role="assistant").text
+    assert turn.final_kind == "answer" and answer.startswith("2 result(s):") and "notes/b.md" in answer

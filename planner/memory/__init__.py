@@ -11,7 +11,7 @@ from planner import params as P
 from planner.catalog import Catalog
 from planner.memory import autopath, fastpath
 from planner.memory.probe import Probe, Recall, template_of
-from planner.memory.verdicts import feedback, observe
+from planner.memory.verdicts import feedback, learn, observe
 from planner.turn import TurnOutcome
 
 __all__ = ["Probe", "Recall", "excluded", "feedback", "learn", "lookup", "observe", "served"]
@@ -41,15 +41,3 @@ def excluded(probe: Probe) -> Callable[[dict], bool] | None:
     if not hashes:
         return None
     return lambda plan: P.plan_hash(template_of(probe, plan)) in hashes
-
-
-def learn(probe: Probe, outcome: TurnOutcome, catalog: Catalog, turn_id: str) -> None:
-    """A plan the engine completed is remembered (L0) and counted (L1); one that failed is
-    counted against (anti-autopaths). Waiting for a person is neither."""
-    if outcome.plan is None or outcome.final_kind == "awaiting":
-        return
-    if outcome.plan_ok and outcome.layer in ("engine", "recovery"):
-        fastpath.learn(probe, outcome.plan, catalog, turn_id=turn_id, latency_ms=outcome.latency_ms)
-        autopath.record_success(probe, outcome.plan, catalog, latency_ms=outcome.latency_ms)
-    elif not outcome.plan_ok:
-        autopath.record_failure(probe, outcome.plan, reason=outcome.error or outcome.final_kind)

@@ -21,6 +21,7 @@ from core.clock import monotonic_ms, now
 from planner import params as P
 from planner.catalog import Catalog
 from planner.intent import TOOL_VERBS
+from planner.memory.justify import learnable
 from planner.memory.probe import (
     Probe,
     Recall,
@@ -96,7 +97,7 @@ def record_success(
     """Count a success of `plan` (literal, as executed) for this request: into its cluster's
     entry for the same plan, or as a new challenger. Then the cluster's promotion is settled."""
     try:
-        template, slots = P.parametrize(plan, probe.extraction)
+        template, slots = learnable(plan, probe.extraction, catalog)
     except P.NotLearnable:
         return None
     executors = executors_of(template, catalog)

@@ -21,6 +21,7 @@ from pgvector.django import CosineDistance
 from core.clock import monotonic_ms, now
 from planner import params as P
 from planner.catalog import Catalog
+from planner.memory.justify import learnable
 from planner.memory.probe import Probe, Recall, admit, count_use, executors_of, owner_scope, row_fields
 from planner.models import AntiAutopath, Fastpath
 
@@ -91,7 +92,7 @@ def learn(
     """Remember a plan that just succeeded for this request; None when it cannot be remembered
     safely (planner.params.NotLearnable) or names an executor the catalog lacks."""
     try:
-        template, slots = P.parametrize(plan, probe.extraction)
+        template, slots = learnable(plan, probe.extraction, catalog)
     except P.NotLearnable as exc:
         logger.info("not remembered: %s", exc)
         return None

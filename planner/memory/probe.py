@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -45,6 +46,7 @@ class Probe:
     intent: Intent
     owner_id: int | None
     signature: tuple[str, ...] = ()
+    workspace: Path | None = None
     _embedding: tuple[float, ...] | None = field(default=None, repr=False)
 
     @classmethod
@@ -53,7 +55,7 @@ class Probe:
         part of what is asked ("notes/a.md" must not make "files" the object of "read its lines")."""
         extraction = P.extract(text, workspace)
         intent = extract(re.sub(r"<\w+:\d+>", " ", extraction.masked))
-        return cls(text, extraction, intent, owner_id, P.signature(extraction.masked))
+        return cls(text, extraction, intent, owner_id, P.signature(extraction.masked), workspace)
 
     @property
     def key(self) -> str:
@@ -156,7 +158,9 @@ def admit(entry, probe_: Probe, catalog: Catalog, *, stage: int, cosine: float) 
         plan = parse(bind(entry.plan, values))
     except (PlanError, KeyError):
         return None
-    if any(p.blocking for p in validate(plan, catalog)):
+    # The request's own rules too: an entry learned before them may write where this request
+    # names nothing (planner.validator).
+    if any(p.blocking for p in validate(plan, catalog, request_text=probe_.text, workspace=probe_.workspace)):
         return None
     return plan, values
 

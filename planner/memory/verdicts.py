@@ -1,14 +1,37 @@
-"""What plan memory hears after a turn: its outcome (one Observation row, which the autopath
-counts failures from) and a person's verdict on it (feedback: 👍, 👎 or "wrong plan")."""
+"""What plan memory hears after a turn: the plan that answered (learn), its outcome (one
+Observation row, which the autopath counts failures from) and a person's verdict on it
+(feedback: 👍, 👎 or "wrong plan")."""
 
 from __future__ import annotations
 
 from core.clock import as_uuid
 from planner import params as P
+from planner.catalog import Catalog
 from planner.memory import autopath, fastpath
+from planner.memory.justify import learnable
 from planner.memory.probe import Probe, Recall, template_of
 from planner.models import Autopath, Fastpath, Observation
 from planner.turn import TurnOutcome
+
+
+def learn(probe_: Probe, outcome: TurnOutcome, catalog: Catalog, turn_id: str) -> None:
+    """A plan the engine completed is remembered (L0) and counted (L1); one that failed is
+    counted against (anti-autopaths). Waiting for a person is neither. A plan with a value the
+    request does not justify is never remembered (planner.memory.justify), even after a person
+    approved it; the reason goes into the turn's trace (`learn`)."""
+    if outcome.plan is None or outcome.final_kind == "awaiting":
+        return
+    if outcome.plan_ok and outcome.layer in ("engine", "recovery"):
+        try:
+            learnable(outcome.plan, probe_.extraction, catalog)
+        except P.NotLearnable as exc:
+            outcome.trace["learn"] = {"learned": False, "reason": str(exc)[:500]}
+            return
+        fastpath.learn(probe_, outcome.plan, catalog, turn_id=turn_id, latency_ms=outcome.latency_ms)
+        autopath.record_success(probe_, outcome.plan, catalog, latency_ms=outcome.latency_ms)
+        outcome.trace["learn"] = {"learned": True}
+    elif not outcome.plan_ok:
+        autopath.record_failure(probe_, outcome.plan, reason=outcome.error or outcome.final_kind)
 
 
 def observe(probe_: Probe, *, turn_id, outcome: TurnOutcome, recall: Recall | None) -> None:

@@ -53,6 +53,32 @@ def test_without_a_final_message_the_last_result_speaks(cat, ctx):
     assert execution.final_text.startswith("2 result(s):") and "notes/a.md" in execution.final_text
 
 
+def test_a_line_count_comes_from_the_file_even_when_the_message_counts_something_else(cat, ctx, workspace):
+    save = {"tool": "write_files", "args": {"path": "todo.txt", "content": "buy milk"}}
+    append = {"tool": "write_files", "args": {"path": "todo.txt", "content": "call mom", "append": True}}
+    assert run(cat, ctx, {"steps": [save, append]}, "append 'call mom' to todo.txt")[0].final_text == (
+        "Appended to todo.txt."
+    )
+    counted = {"steps": [{"tool": "read_files", "args": {"paths": ["todo.txt"]}}],
+               "final_message": "todo.txt has ${step1.count} lines."}  # fmt: skip
+    execution, _ = run(cat, ctx, counted, "how many lines does todo.txt have?")
+    assert execution.final_text == "todo.txt has 2 lines."
+
+
+def test_html_entities_in_the_models_words_are_decoded_but_not_in_the_files(cat, ctx, workspace):
+    (workspace / "amp.txt").write_text("salt &amp; pepper")
+    plan = {"steps": [{"tool": "read_files", "args": {"paths": ["amp.txt"]}}],
+            "final_message": "What&#39;s in it: ${step1.entries.0.content}"}  # fmt: skip
+    execution, _ = run(cat, ctx, plan, "read amp.txt")
+    assert execution.final_text == "What's in it: salt &amp; pepper"
+
+
+def test_a_write_without_a_final_message_answers_in_a_sentence_in_the_users_language(cat, ctx):
+    plan = {"steps": [{"tool": "write_files", "args": {"path": "mare.txt", "content": "Il mare è calmo."}}]}
+    execution, _ = run(cat, ctx, plan, "salva 'Il mare è calmo.' in mare.txt")
+    assert execution.final_text == "Salvato in mare.txt."
+
+
 def test_the_first_failing_step_stops_the_plan_with_its_error_class(cat, ctx, workspace):
     plan = {
         "steps": [

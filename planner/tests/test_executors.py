@@ -53,6 +53,21 @@ def test_write_then_find_then_grep(cat, ctx, workspace):
     assert grep["count"] == 1 and grep["entries"][0] == {"path": "notes/b.md", "line": 2, "text": "TODO: call Ada"}
 
 
+def test_appended_text_starts_on_a_new_line_and_the_line_count_sees_it(cat, ctx, workspace):
+    assert call(cat, ctx, "write_files", path="todo.txt", content="buy milk")["ok"]
+    assert call(cat, ctx, "write_files", path="todo.txt", content="call mom", append=True)["ok"]
+    assert (workspace / "todo.txt").read_text() == "buy milk\ncall mom"
+    assert call(cat, ctx, "read_files", paths=["todo.txt"])["entries"][0]["lines"] == 2
+
+
+def test_append_adds_no_separator_to_an_empty_file_or_one_that_ends_a_line(cat, ctx, workspace):
+    assert call(cat, ctx, "write_files", path="new.txt", content="first", append=True)["ok"]
+    (workspace / "ended.txt").write_text("buy milk\n")
+    assert call(cat, ctx, "write_files", path="ended.txt", content="call mom\n", append=True)["ok"]
+    assert (workspace / "new.txt").read_text() == "first"
+    assert (workspace / "ended.txt").read_text() == "buy milk\ncall mom\n"
+
+
 def test_bad_args_are_rejected_by_the_manifest_schema(cat, ctx):
     result = call(cat, ctx, "read_files", path="notes/a.md")
     assert result["error_class"] == "invalid_args" and "paths" in result["error"]

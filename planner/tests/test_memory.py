@@ -2,17 +2,23 @@
 is served again with the new request's values and no model call, and never where it does not fit."""
 
 import uuid
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
 
 from core.clock import now
-from planner import memory
+from planner import memory, seeds
+from planner import params as P
 from planner.catalog import catalog
 from planner.dispatch import run_turn
 from planner.memory import autopath, fastpath
+from planner.memory.justify import learnable, prune
+from planner.memory.probe import Probe, executors_of, row_fields
 from planner.models import AntiAutopath, Autopath, Fastpath, Observation
+from planner.plan import parse
 from planner.turn import TurnInput
+from planner.validator import validate
 from tests.loopback import plan
 
 pytestmark = pytest.mark.django_db
@@ -33,9 +39,9 @@ def turn(workspace, text, user_id=1):
 
 
 def learn_read_last(planner_model, workspace):
-    planner_model.replies.append(READ_LAST)
+    # Fully typed: the engine's cold path plans it with no model call, and memory learns that plan.
     first = turn(workspace, "read notes/a.md and tell me its last 2 lines")
-    assert (first.layer, first.model_calls, first.text) == ("engine", 1, "line 3\nline 4")
+    assert (first.layer, first.model_calls, first.text) == ("engine", 0, "line 3\nline 4")
     return first
 
 
@@ -52,7 +58,7 @@ def test_a_completed_plan_is_served_again_with_the_new_values_and_no_model(plann
         "path_1": "notes/b.md",
         "number_1": 1,
     }
-    assert len(planner_model.requests) == 1
+    assert planner_model.requests == []
 
     paraphrase = turn(workspace, "show me the last 2 lines of notes/b.md")
     assert (paraphrase.layer, paraphrase.model_calls) == ("fastpath", 0)
@@ -162,14 +168,15 @@ def test_a_challenger_replaces_the_champion_only_when_it_proves_better(workspace
 
 
 def test_a_plan_that_fails_repeatedly_is_banned_and_excluded_from_reproposal(planner_model, workspace):
-    bad = plan(("read_files", {"paths": ["notes/missing.md"]}), final="${step1.count}")
+    # The cold path's plan fails first (not found), then the model re-proposes the same plan.
+    bad = plan(("read_files", {"paths": ["notes/missing.md"]}))
     for _ in range(2):
-        planner_model.replies.extend([bad, bad])
+        planner_model.replies.append(bad)
         outcome = turn(workspace, "read notes/missing.md")
         assert outcome.layer == "terminator"
     anti = AntiAutopath.objects.get()
     assert anti.plan["steps"][0]["args"]["paths"] == ["${PARAM:path_1}"] and anti.expires_at > now()
-    planner_model.replies.extend([bad, plan(final="There is no such file.")])
+    planner_model.replies.append(plan(final="There is no such file."))  # the banned cold plan is not run
     turn(workspace, "read notes/missing.md")
     reproposal = planner_model.requests[-1]["json"]["messages"][0]["content"]
     assert "failed repeatedly" in reproposal
@@ -240,3 +247,97 @@ def test_the_memory_jobs_are_scheduled_for_beat_and_idempotent(settings, planner
         "autopath": {"anti_expired": 0, "idle": 0, "executor_changed": 0},
     }
     assert first["fastpath"]["idle"] == 0, "a fresh entry is not stale"
+
+
+class WritesNeedApproval:
+    def needs_approval(self, name: str, capabilities: tuple[str, ...], args: dict) -> bool:
+        return "fs:write" in capabilities
+
+
+def test_a_plan_with_text_the_request_never_gave_is_never_learned_even_after_approval(planner_model, workspace):
+    planner_model.replies.append(
+        plan(("write_files", {"path": "poem.txt", "content": "Leaves fall softly"}), final="Saved ${step1.path}.")
+    )
+    inp = TurnInput(turn_id=str(uuid.uuid4()), session_id=str(uuid.uuid4()), user_id=1, workspace_path=workspace,
+                    text="write a haiku about autumn to poem.txt", permissions=WritesNeedApproval())  # fmt: skip
+    waiting = run_turn(inp)
+    assert waiting.final_kind == "awaiting", (waiting.layer, waiting.trace)
+    done = run_turn(replace(inp, stopped={**waiting.pending, "decision": "allow"}))
+    assert done.final_kind == "answer" and (workspace / "poem.txt").read_text() == "Leaves fall softly"
+    assert done.trace["learn"]["learned"] is False and "leaves" in done.trace["learn"]["reason"]
+    assert not Fastpath.objects.exists() and not Autopath.objects.exists(), "approved, but not remembered"
+
+
+@pytest.mark.parametrize(
+    ("text", "steps"),
+    [
+        ("read notes/a.md and tell me its last 2 lines", [("read_files", {"paths": ["notes/a.md"], "tail_lines": 2})]),
+        ("show the last lines of notes/a.md", [("read_files", {"paths": ["notes/a.md"], "tail_lines": 10})]),
+        ("list the markdown files", [("find_files", {"pattern": "*.md"})]),
+        ("elenca i file markdown", [("find_files", {"pattern": "*.md"})]),
+        ("list my files", [("list_files", {"path": "."})]),
+        ("what time is it?", [("get_time", {"tz": "UTC"})]),
+        ("what is the average of 3, 4 and 8?", [("compute", {"expression": "mean([3, 4, 8])"})]),
+        ("append 'buy milk' to todo.txt", [("write_files", {"path": "todo.txt", "content": "buy milk",
+                                                            "append": True})]),
+        ("remember that my favourite colour is green", [("memory_add", {"text": "favourite colour: green"})]),
+        ("ricorda che il mio colore preferito è il verde", [("memory_add", {"text": "colore preferito: verde"})]),
+        ("add 'call mom' to my todo list", [("todo_update", {"items": [{"text": "call mom", "status": "pending"}]})]),
+        ("copy notes/a.md to notes/c.md", [("read_files", {"paths": ["notes/a.md"]}),
+                                           ("write_files", {"path": "notes/c.md",
+                                                            "content": "${step1.entries.0.content}"})]),
+    ],
+)  # fmt: skip
+def test_a_plan_whose_every_literal_the_request_justifies_is_learnable(text, steps):
+    learnable(
+        {"steps": [{"tool": t, "args": a} for t, a in steps], "final_message": "Done."}, P.extract(text), catalog()
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "steps", "why"),
+    [
+        ("Write a haiku about autumn.", [("write_files", {"path": "hiiuaiyut", "content": "x"})], "hiiuaiyut"),
+        ("write a haiku about autumn to poem.txt", [("write_files", {"path": "poem.txt",
+                                                                     "content": "Leaves fall softly"})], "leaves"),
+        ("Scrivi una frase sul mare.", [("write_files", {"path": "todo.txt", "content": "Il mare è blu"})], "todo.txt"),
+        ("list the files", [("list_files", {"path": "notes"})], "notes"),
+        ("what is 3 percent of 8?", [("compute", {"expression": "3 / 100 * 8"})], "100"),
+        ("save the time to a file", [("get_time", {}), ("write_files", {"path": "${FILLER:name}",
+                                                                        "content": "${step1.time}"})], "FILLER"),
+        ("count the python files", [("run_shell", {"command": "find . -name '*.py' | wc -l"})], "wc"),
+        ("che ore sono?", [("todo_update", {"items": [{"text": "check the time", "status": "done"}]})], "check"),
+    ],
+)  # fmt: skip
+def test_a_plan_with_a_value_the_user_never_gave_is_not_learnable(text, steps, why):
+    template = {"steps": [{"tool": t, "args": a} for t, a in steps], "fillers": {"name": {"prompt": "a file name"}}}
+    with pytest.raises(P.NotLearnable, match=why):
+        learnable(template, P.extract(text), catalog())
+
+
+def test_every_seed_plan_is_valid_for_its_request_and_learnable():
+    cat = catalog()
+    for seed in seeds.read():
+        assert not [p for p in validate(parse(seed["plan"]), cat, request_text=seed["request"]) if p.blocking], seed
+        learnable(seed["plan"], P.extract(seed["request"]), cat)
+
+
+def test_the_migration_forgets_learned_plans_it_cannot_justify_keeps_seeds_and_runs_twice(workspace):
+    cat = catalog()
+    assert prune(Fastpath, Autopath) == 0, "an empty memory is fine"
+
+    def remember(model, text, steps, **extra):
+        """A row as the learn path wrote it before plans had to be justified."""
+        probe = Probe.of(text, workspace, None if extra.get("source") == "seed" else 1)
+        template, slots = P.parametrize({"steps": [{"tool": t, "args": a} for t, a in steps]}, probe.extraction)
+        fields = row_fields(probe, template, slots, executors_of(template, cat))
+        return model.objects.create(**fields, owner_id=probe.owner_id, **extra)
+
+    haiku = [("write_files", {"path": "hiiuaiyut", "content": "leaves fall"})]
+    remember(Fastpath, "Write a haiku about autumn.", haiku)
+    remember(Autopath, "Write a haiku about autumn.", haiku, cluster=uuid.uuid4())
+    kept = remember(Fastpath, "read notes/a.md", [("read_files", {"paths": ["notes/a.md"]})])
+    seed = remember(Fastpath, "Write a haiku about autumn.", haiku, source="seed")
+    assert prune(Fastpath, Autopath) == 2
+    assert set(Fastpath.objects.values_list("id", flat=True)) == {kept.id, seed.id} and not Autopath.objects.exists()
+    assert prune(Fastpath, Autopath) == 0, "a second run finds nothing more"

@@ -52,20 +52,31 @@
     item.className = `step ${step.status}`;
     item.textContent = `${step.tool} — ${step.status}${step.error_class ? ` (${step.error_class})` : ""}`;
   }
+  // The route the turn took ("answered directly", "used tools: read_files", "from memory"), in
+  // small muted text right under the answer.
+  function setRoute(el, label) {
+    let route = el.querySelector(".route");
+    if (!label) { if (route) route.remove(); return; }
+    if (!route) {
+      route = document.createElement("div");
+      route.className = "route";
+      el.querySelector(".body").after(route);
+    }
+    route.textContent = label;
+  }
   function setMeta(el, t) {
+    setRoute(el, t.route_label);
     let meta = el.querySelector(".meta");
     if (!meta) { meta = document.createElement("div"); meta.className = "meta"; el.appendChild(meta); }
     const usage = t.usage || {};
     const parts = [t.final_kind, t.layer, t.route && t.route.winner, `${usage.output_tokens || 0} tokens out`,
       `${t.latency_ms} ms`, `$${t.cost_usd}`];
     meta.textContent = parts.filter(Boolean).join(" · ");
-    if (MEMORY_LAYERS.has(t.layer)) meta.textContent = `served from memory · ${meta.textContent}`;
     if (t.final_kind === "error") el.classList.add("error");
     if (t.final_kind !== "awaiting") feedbackBar(el, t.id || t.turn_id, t.feedback || "");
   }
   // 👍 / 👎 / "wrong plan" under each answer. A 👎 on an answer served from memory stops that
   // plan from being served again; a success with no feedback counts as a weak positive.
-  const MEMORY_LAYERS = new Set(["fastpath", "autopath"]);
   // Words as well as the thumbs: a system without an emoji font still shows what each button means.
   const FEEDBACK = [["up", "👍 good", "Good answer"], ["down", "👎 bad", "Bad answer"], ["wrong_plan", "wrong plan", "The plan was wrong"]];
   function feedbackBar(el, turnId, chosen) {
@@ -224,7 +235,7 @@
           const box = el.querySelector(".approval");
           if (box) box.remove();
           el.querySelector(".body").textContent = "";
-          for (const sel of [".meta", ".feedback"]) { const x = el.querySelector(sel); if (x) x.remove(); }
+          for (const sel of [".route", ".meta", ".feedback"]) { const x = el.querySelector(sel); if (x) x.remove(); }
         }
         runningTurn = frame.turn_id;
         setStatus(frame.decision === "deny" ? "Denied; finishing the turn…" : "Approved; running…");

@@ -12,7 +12,17 @@ def run(args: dict, ctx: ExecContext) -> dict:
     if path.exists() and path.is_dir():
         raise ExecutorError("invalid_args", f"{args['path']!r} is a directory")
     path.parent.mkdir(parents=True, exist_ok=True)
-    mode = "a" if args.get("append") else "w"
-    with path.open(mode, encoding="utf-8") as fh:
+    append = bool(args.get("append"))
+    if append and content and _needs_separator(path):
+        content = "\n" + content  # appended text starts a new line, not the end of the last one
+    with path.open("a" if append else "w", encoding="utf-8") as fh:
         fh.write(content)
-    return {"ok": True, "path": ctx.rel(path), "bytes": len(data), "appended": bool(args.get("append"))}
+    return {"ok": True, "path": ctx.rel(path), "bytes": len(content.encode("utf-8")), "appended": append}
+
+
+def _needs_separator(path) -> bool:
+    if not path.is_file() or path.stat().st_size == 0:
+        return False
+    with path.open("rb") as fh:
+        fh.seek(-1, 2)
+        return fh.read(1) not in (b"\n", b"\r")

@@ -1,0 +1,207 @@
+"""A tool's result as the user reads it: a short sentence in the request's language, never the
+result's raw JSON. `execution.final_text` falls back to it when a plan's final message does not
+speak from the results."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from planner.plan import render
+from planner.text import language
+
+# "how many lines", "quante righe": the answer is the file's line count, not its content.
+LINE_COUNT = re.compile(
+    r"\b(how many lines|number of lines|count (?:the )?lines|line count|lines? (?:does|do|are) there"
+    r"|quante righe|numero di righe|conta(?:re)? le righe|righe ha|righe ci sono)\b",
+    re.IGNORECASE,
+)
+_WEEKDAYS_IT = {"Monday": "lunedì", "Tuesday": "martedì", "Wednesday": "mercoledì", "Thursday": "giovedì",
+                "Friday": "venerdì", "Saturday": "sabato", "Sunday": "domenica"}  # fmt: skip
+MAX_LISTED = 50
+
+
+def asks_line_count(request: str) -> bool:
+    return bool(LINE_COUNT.search(request))
+
+
+def of_result(tool: str, result: dict, request: str = "") -> str:
+    """What `tool`'s result says, in the language of `request`."""
+    it = language(request) == "it" if request else False
+    say = _SAY.get(tool)
+    text = say(result, it, request) if say else None
+    return text if text is not None else _generic(tool, result, it)
+
+
+def line_count(result: dict, it: bool) -> str:
+    parts = []
+    for entry in result.get("entries", []):
+        n = entry.get("lines", 0)
+        if it:
+            parts.append(f"{entry['path']} ha {n} {'riga' if n == 1 else 'righe'}.")
+        else:
+            parts.append(f"{entry['path']} has {n} {'line' if n == 1 else 'lines'}.")
+    return "\n".join(parts)
+
+
+def _read(result: dict, it: bool, request: str) -> str:
+    if asks_line_count(request):
+        return line_count(result, it)
+    entries = result.get("entries", [])
+    if len(entries) == 1:
+        content = entries[0].get("content", "")
+        return (
+            content
+            if content.strip()
+            else (f"{entries[0]['path']} è vuoto." if it else f"{entries[0]['path']} is empty.")
+        )
+    return "\n\n".join(f"{e['path']}:\n{e.get('content', '')}" for e in entries)
+
+
+def _listing(result: dict, it: bool, request: str) -> str:
+    entries = result.get("entries", [])
+    if not entries:
+        return "Nessun risultato." if it else "Nothing found."
+    lines = [_entry_line(e) for e in entries[:MAX_LISTED]]
+    more = len(entries) - len(lines)
+    tail = [f"(… {more} {'altri' if it else 'more'})"] if more > 0 else []
+    return f"{result.get('count', len(entries))} result(s):\n" + "\n".join(lines + tail)
+
+
+def _entry_line(entry: dict) -> str:
+    if "line" in entry and "text" in entry:  # a match: where, then what
+        return f"{entry.get('path', '')}:{entry['line']}: {entry['text']}"
+    if entry.get("type") == "dir":
+        return f"{entry['path']}/"
+    return str(entry.get("content") or entry.get("path") or entry.get("url") or render(entry))
+
+
+def _write(result: dict, it: bool, request: str) -> str:
+    if result.get("appended"):
+        return f"Aggiunto a {result['path']}." if it else f"Appended to {result['path']}."
+    return f"Salvato in {result['path']}." if it else f"Saved to {result['path']}."
+
+
+def _memory(en: str, itl: str) -> Callable[[dict, bool, str], str]:
+    def say(result: dict, it: bool, request: str) -> str:
+        return (itl if it else en).format(file=result.get("file", "MEMORY.md"), bytes=result.get("bytes", 0))
+
+    return say
+
+
+def _todos(result: dict, it: bool, request: str) -> str:
+    n, done = result.get("count", 0), result.get("done", 0)
+    if it:
+        return f"Elenco delle attività aggiornato: {n} {'voce' if n == 1 else 'voci'} ({done} fatte)."
+    return f"Task list updated: {n} {'item' if n == 1 else 'items'} ({done} done)."
+
+
+def _time(result: dict, it: bool, request: str) -> str:
+    clock, day, tz = result["time"][:5], result["weekday"], result.get("tz", "UTC")
+    if it:
+        return f"Sono le {clock} di {_WEEKDAYS_IT.get(day, day)} {result['date']} ({tz})."
+    return f"It is {clock} on {day}, {result['date']} ({tz})."
+
+
+def _shell(result: dict, it: bool, request: str) -> str:
+    out = (result.get("stdout") or "").rstrip() or (result.get("stderr") or "").rstrip()
+    if out:
+        return out
+    return "Il comando è terminato senza output." if it else "The command finished with no output."
+
+
+def _recurring_line(task: dict, it: bool) -> str:
+    state = (
+        task.get("status", "")
+        if task.get("status") != "active"
+        else (("attiva" if it else "active") if task.get("enabled", True) else ("in pausa" if it else "paused"))
+    )
+    runs = task.get("runs", 0)
+    runs_text = f"{runs} esecuzioni" if it else f"{runs} run{'s' if runs != 1 else ''}"
+    return f"“{task.get('name', '')}”: {task.get('prompt', '')} — {task.get('schedule', '')}; {runs_text}; {state}"
+
+
+def _scheduled(result: dict, it: bool, request: str) -> str:
+    times = result.get("times")
+    limit = (f", {times} volte" if it else f", {times} times") if times else ""
+    head = "Pianificato" if it else "Scheduled"
+    return f"{head} “{result['name']}”: {result.get('prompt', '')} — {result.get('schedule', '')}{limit}."
+
+
+def _recurring(en: str, itl: str) -> Callable[[dict, bool, str], str]:
+    def say(result: dict, it: bool, request: str) -> str:
+        return (itl if it else en).format(name=result.get("name", ""))
+
+    return say
+
+
+def _toggled(result: dict, it: bool, request: str) -> str:
+    if result.get("enabled"):
+        return f"Riattivato “{result['name']}”." if it else f"Resumed “{result['name']}”."
+    return f"Messo in pausa “{result['name']}”." if it else f"Paused “{result['name']}”."
+
+
+def _recurring_list(result: dict, it: bool, request: str) -> str:
+    entries = result.get("entries", [])
+    if not entries:
+        return "Non hai attività ricorrenti." if it else "You have no recurring tasks."
+    head = f"Attività ricorrenti ({len(entries)}):" if it else f"Your recurring tasks ({len(entries)}):"
+    return "\n".join([head, *(f"- {_recurring_line(t, it)}" for t in entries)])
+
+
+def _recurring_history(result: dict, it: bool, request: str) -> str:
+    runs, name = result.get("entries", []), result.get("name", "")
+    if not runs:
+        return f"“{name}” non è ancora stata eseguita." if it else f"“{name}” has not run yet."
+    head = f"Esecuzioni di “{name}”:" if it else f"Runs of “{name}”:"
+    return "\n".join([head, *(f"- {r.get('at', '')}: {r.get('status', '')}" for r in runs)])
+
+
+def _text(key: str) -> Callable[[dict, bool, str], str | None]:
+    def say(result: dict, it: bool, request: str) -> str | None:
+        return render(result[key]) if key in result else None
+
+    return say
+
+
+_SAY: dict[str, Callable[[dict, bool, str], str | None]] = {
+    "read_files": _read,
+    "list_files": _listing,
+    "find_files": _listing,
+    "grep_files": _listing,
+    "get_urls": _listing,
+    "write_files": _write,
+    "compute": _text("value"),
+    "get_time": _time,
+    "run_shell": _shell,
+    "final_answer": _text("text"),
+    "run_task": _text("text"),
+    "scratchpad_read": _text("content"),
+    "skill_load": _text("content"),
+    "memory_add": _memory("Noted in {file}.", "Annotato in {file}."),
+    "memory_replace": _memory("Updated {file}.", "Aggiornato {file}."),
+    "memory_consolidate": _memory("Rewrote {file} ({bytes} bytes).", "Riscritto {file} ({bytes} byte)."),
+    "todo_update": _todos,
+    "schedule_recurring": _scheduled,
+    "cancel_recurring": _recurring(
+        "Cancelled “{name}”: it will not run again.", "Annullato “{name}”: non verrà più eseguito."
+    ),
+    "run_now_recurring": _recurring("Started “{name}” now.", "Avviato “{name}” ora."),
+    "toggle_recurring": _toggled,
+    "show_recurring": lambda result, it, request: _recurring_line(result, it),
+    "list_recurring": _recurring_list,
+    "history_recurring": _recurring_history,
+}
+
+
+def _generic(tool: str, result: dict, it: bool) -> str:
+    """A tool with no sentence of its own (a workspace's executor): its text if it has one, else
+    what it did in words, with its plain fields."""
+    for key in ("text", "value", "content", "stdout"):
+        if isinstance(result.get(key), str | int | float):
+            return render(result[key])
+    if isinstance(result.get("entries"), list):
+        return _listing(result, it, "")
+    fields = [f"{k}: {v}" for k, v in result.items() if k != "ok" and isinstance(v, str | int | float | bool)]
+    done = f"{tool} ha finito" if it else f"{tool} finished"
+    return f"{done} ({', '.join(fields[:4])})." if fields else f"{done}."

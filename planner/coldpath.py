@@ -1,0 +1,391 @@
+"""The cold path: a one-step plan with no model call, for a request that already holds its tool's
+every argument.
+
+    "read notes/a.md and tell me its last 2 lines"
+      → read_files {"paths": ["notes/a.md"], "tail_lines": 2}
+    "calcola la media di 3, 4 e 5"  → compute {"expression": "mean([3, 4, 5])"}
+    "write a poem" / "save it" / "read the file"  → None: the proposer plans, as before
+
+Each of the top candidates (the ones the proposer would be shown) whose verb the request asks for
+is bound from what the request types: string args by their schema `format` (file, folder, path,
+glob, uri), arrays of them, "first/last N lines", a quoted text to write, a compute expression
+from the numbers and one operation word (or an arithmetic expression written out), a time zone
+from a small table. A binding counts only when it uses every value the request types (and every
+value it gives in words, "markdown files" → *.md), and when every other word is a verb or object
+the intent knows, or politeness: a value or a word left over ("… in full", "delegate to a
+subagent: …") means the request asks for something more. Never a guess: an argument with two
+possible values, or two tools that bind, gives None. The plan is then validated and executed like
+a proposed one."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from zoneinfo import available_timezones
+
+from planner import object_kinds
+from planner import params as P
+from planner.catalog import Executor
+from planner.intent import Intent, extract, step_kinds
+from planner.plan import Plan, parse
+from planner.prefilter import OBJECT_NAMES
+from planner.proposer import MAX_CANDIDATES
+from planner.text import fold, stems, words
+
+# Words that make a request about doing, not a request to do ("how do I read a.md?"), or undo it.
+_NOT_AN_ORDER = re.compile(
+    r"\b(?:not|no|never|dont|don't|without|non|mai|senza|how do|how to|how can|how would|explain|spiega|"
+    r"come si|come faccio|come posso)\b"
+)
+# A request with no verb is served cold only as a question ("what is 17 * 23?", "che ore sono a
+# Tokyo?") or a bare expression: "translate https://…" or "call 555-1234" is not asking to fetch
+# or to subtract.
+_QUESTION = re.compile(
+    r"\?\s*$|^\s*(?:what|whats|how|which|when|quanto|quanta|quanti|quante|qual|quale|quali|che|cosa|quando)\b"
+    r"|^[\d\s.+\-*/\u00d7\u00f7^()x=]+$"
+)
+_APPEND = re.compile(r"\b(?:append|add|aggiungi|appendi|accoda)\b")
+_HEAD, _TAIL = "head_lines", "tail_lines"
+_LINES = (  # (pattern, which end; a group "n" is the count, else one line)
+    (r"\b(?:first|top|initial)\s+(?P<n>\d+)\s+lines?\b", _HEAD),
+    (r"\b(?:last|bottom|final)\s+(?P<n>\d+)\s+lines?\b", _TAIL),
+    (r"\b(?:first|top)\s+line\b", _HEAD),
+    (r"\b(?:last|bottom|final)\s+line\b", _TAIL),
+    (r"\b(?:prim[eia])\s+(?P<n>\d+)\s+righe\b|\b(?P<m>\d+)\s+prime\s+righe\b", _HEAD),
+    (r"\b(?:ultim[eia])\s+(?P<n>\d+)\s+righe\b|\b(?P<m>\d+)\s+ultime\s+righe\b", _TAIL),
+    (r"\bprima\s+riga\b", _HEAD),
+    (r"\bultima\s+riga\b", _TAIL),
+)
+_SOME_LINES = re.compile(
+    r"\b(?:first|last|top|bottom|initial|final|prim[eia]|primi|ultim[eia]|ultimi)\s+(?:\w+\s+)?(?:lines?|righe|riga)\b"
+)
+# One operation word → how its numbers make an expression.
+_OPERATIONS = {
+    "mean": "mean", "average": "mean", "avg": "mean", "media": "mean",
+    "median": "median", "mediana": "median",
+    "sum": "sum", "total": "sum", "somma": "sum", "totale": "sum",
+    "product": "product", "multiply": "product", "prodotto": "product", "moltiplica": "product",
+    "max": "max", "maximum": "max", "largest": "max", "biggest": "max", "highest": "max", "massimo": "max",
+    "min": "min", "minimum": "min", "smallest": "min", "lowest": "min", "minimo": "min",
+    "sqrt": "sqrt", "square root": "sqrt", "radice quadrata": "sqrt",
+}  # fmt: skip
+_NUMBER = r"-?\d+(?:\.\d+)?"
+_PERCENT = re.compile(rf"({_NUMBER})\s*(?:%|percent|per ?cento)\s+(?:of|di|del|della|dei|delle)\s+({_NUMBER})")
+_WORD_OPERATORS = (
+    (r"plus|piu", "+"), (r"minus|meno", "-"), (r"times|multiplied by|moltiplicato per|per", "*"),
+    (r"divided by|diviso per|diviso|over", "/"),
+)  # fmt: skip
+_OPERAND = rf"\(*\s*{_NUMBER}\s*\)*"
+_ARITHMETIC = re.compile(rf"{_OPERAND}(?:\s*(?:\*\*|[-+*/\u00d7\u00f7^x])\s*{_OPERAND})+")
+# Cities and zones a time question names, folded → IANA. Only unambiguous names.
+_TIME_ZONES = {
+    "utc": "UTC", "gmt": "GMT", "tokyo": "Asia/Tokyo", "rome": "Europe/Rome", "roma": "Europe/Rome",
+    "milan": "Europe/Rome", "milano": "Europe/Rome", "london": "Europe/London", "londra": "Europe/London",
+    "paris": "Europe/Paris", "parigi": "Europe/Paris", "berlin": "Europe/Berlin", "berlino": "Europe/Berlin",
+    "madrid": "Europe/Madrid", "moscow": "Europe/Moscow", "mosca": "Europe/Moscow",
+    "new york": "America/New_York", "chicago": "America/Chicago", "los angeles": "America/Los_Angeles",
+    "san francisco": "America/Los_Angeles", "toronto": "America/Toronto", "sydney": "Australia/Sydney",
+    "beijing": "Asia/Shanghai", "pechino": "Asia/Shanghai", "shanghai": "Asia/Shanghai",
+    "hong kong": "Asia/Hong_Kong", "singapore": "Asia/Singapore", "dubai": "Asia/Dubai",
+    "mumbai": "Asia/Kolkata", "delhi": "Asia/Kolkata", "sao paulo": "America/Sao_Paulo",
+}  # fmt: skip
+
+
+# Words a binding accounts for beyond the intent's lexicons (as planner.params.signature stems them).
+_KNOWN_WORDS = (
+    " ".join(_OPERATIONS) + " " + " ".join(_TIME_ZONES)
+    + " percent per cento of x times plus minus divided multiplied moltiplicato diviso over piu meno"
+    + " first last top bottom initial final prima prime primi ultima ultime ultimi few"
+)  # fmt: skip
+_KNOWN_STEMS = frozenset(min(stems(w)) for w in words(_KNOWN_WORDS))
+
+
+class _Ambiguous(Exception):
+    """An argument could take more than one value: the cold path does not guess."""
+
+
+@dataclass(frozen=True)
+class _Option:
+    value: object
+    uses: frozenset[str]  # the request's values it stands for (their names; "derived:N" for words)
+
+
+@dataclass(frozen=True)
+class _Request:
+    text: str  # lowercase, with quoted spans blanked out
+    folded: str
+    values: tuple[P.Value, ...]
+    derived: tuple[object_kinds.Derived, ...]
+    workspace: Path | None
+    masked: str = ""  # the request with its typed values as <type:n> slots
+
+    @property
+    def unexplained(self) -> set[str]:
+        """Words that are none of: a verb or an object the intent knows, a typed value, a value given
+        in words, an operation, a zone, a line count, politeness. "delegate to a subagent: find the
+        .md files" or "read a.md in full" say something a one-step binding would drop."""
+        masked = re.sub(r"'(?:s|re|ll|d|m|ve)\b", " ", self.masked)
+        tokens = {t for t in P.signature(masked) if ":" not in t and not t.startswith("<") and t != "not"}
+        return tokens - _KNOWN_STEMS - {min(stems(w)) for d in self.derived for w in words(d.phrase)}
+
+    @property
+    def everything(self) -> frozenset[str]:
+        return frozenset(v.name for v in self.values) | {f"derived:{i}" for i in range(len(self.derived))}
+
+    def of(self, kind: str) -> list[P.Value]:
+        return [v for v in self.values if v.type == kind]
+
+    def _exists(self, path: str, test: str) -> bool:
+        return self.workspace is not None and getattr(self.workspace / path, test)()
+
+    def of_format(self, fmt: str) -> list[_Option]:
+        """What the request names of one JSON Schema `format`: a file has an extension or exists as
+        a file; a folder ends with "/" or exists as one; "my files" is the root folder."""
+        paths = self.of("path")
+        files = [_Option(p.text, frozenset({p.name})) for p in paths
+                 if _is_file(p.text) or self._exists(p.text, "is_file")]  # fmt: skip
+        folders = [_Option(p.text, frozenset({p.name})) for p in paths
+                   if p.text.endswith("/") or self._exists(p.text.strip("./") or ".", "is_dir")]  # fmt: skip
+        root = [_Option(d.value, frozenset({f"derived:{i}"})) for i, d in enumerate(self.derived) if d.kind == "root"]
+        globs = [_Option(g.text, frozenset({g.name})) for g in self.of("glob")]
+        globs += [_Option(f"*{e.text}", frozenset({e.name})) for e in self.of("ext")]
+        globs += [_Option(d.value, frozenset({f"derived:{i}"})) for i, d in enumerate(self.derived) if d.kind == "glob"]
+        options = {
+            "file": files,
+            "folder": folders + root,
+            "path": files + folders + root,
+            "glob": globs,
+            "uri": [_Option(u.text, frozenset({u.name})) for u in self.of("url")],
+        }.get(fmt, [])
+        return _merged(options)
+
+
+def _is_file(path: str) -> bool:
+    return not path.endswith("/") and bool(Path(path).suffix)
+
+
+def _merged(options: list[_Option]) -> list[_Option]:
+    """One option per value: "*.md" written out and "markdown files" are one glob."""
+    merged: dict[str, _Option] = {}
+    for o in options:
+        key = str(o.value)
+        merged[key] = _Option(o.value, merged[key].uses | o.uses) if key in merged else o
+    return list(merged.values())
+
+
+def _one(options: list[_Option]) -> _Option | None:
+    if len(options) > 1:
+        raise _Ambiguous
+    return options[0] if options else None
+
+
+def _request(text: str, workspace: Path | None) -> _Request:
+    found = P.extract(text, workspace)
+    quoted = [(v.start, v.end) for v in found.values if v.type == "quoted"]
+    plain = list(text)
+    for start, end in quoted:  # what a quote says is content, not what the request asks
+        plain[start:end] = " " * (end - start)
+    unquoted = "".join(plain).lower()
+    # A value given in words that also holds a typed one ("my notes" where a notes folder exists) is
+    # that typed value: it names the thing more precisely.
+    typed = {fold(v.text) for v in found.values}
+    derived = tuple(
+        d for d in object_kinds.derived(unquoted) if not any(re.search(rf"\b{re.escape(t)}\b", d.phrase) for t in typed)
+    )
+    return _Request(unquoted, fold(unquoted), found.values, derived, workspace, found.masked)
+
+
+# Arguments that need more than a format: each returns the option, or None when the request does
+# not give it.
+
+
+def _lines(req: _Request, end: str) -> _Option | None:
+    """ "the last 2 lines" → 2, "the first line" → 1; "the last lines" gives no count, and reading
+    the whole file instead would not be what was asked."""
+    exact = [m.span() for pattern, _ in _LINES for m in re.finditer(pattern, req.text)]
+    for vague in _SOME_LINES.finditer(req.text):
+        if not any(start <= vague.start() and vague.end() <= stop for start, stop in exact):
+            raise _Ambiguous
+    options = []
+    for pattern, which in _LINES:
+        if which != end:
+            continue
+        for match in re.finditer(pattern, req.text):
+            group = next((g for g in ("n", "m") if g in match.groupdict() and match.group(g)), None)
+            if group is None:
+                options.append(_Option(1, frozenset()))
+                continue
+            at = match.start(group)
+            number = next((v for v in req.of("number") if v.start == at), None)
+            if number is None or not isinstance(number.value, int):
+                raise _Ambiguous
+            options.append(_Option(number.value, frozenset({number.name})))
+    return _one(_merged(options))
+
+
+def _content(req: _Request) -> _Option | None:
+    return _one([_Option(q.text, frozenset({q.name})) for q in req.of("quoted")])
+
+
+def _append(req: _Request) -> _Option | None:
+    return _Option(True, frozenset()) if _APPEND.search(req.folded) else None
+
+
+def _pattern(req: _Request) -> _Option | None:
+    """What to search for: a quoted text or one identifier (`TODO`, `user_id`)."""
+    return _one([_Option(v.text, frozenset({v.name})) for v in req.values if v.type in ("quoted", "identifier")])
+
+
+def _time_zone(req: _Request) -> _Option | None:
+    """An IANA name written out, or a city or zone of the table; two of them: ambiguous."""
+    options = [_Option(p.text, frozenset({p.name})) for p in req.of("path") if p.text in _zones()]
+    for ident in req.of("identifier"):
+        if fold(ident.text) in _TIME_ZONES:
+            options.append(_Option(_TIME_ZONES[fold(ident.text)], frozenset({ident.name})))
+    for name, zone in _TIME_ZONES.items():
+        if re.search(rf"\b{name}\b", req.folded) and not any(fold(i.text) == name for i in req.of("identifier")):
+            options.append(_Option(zone, frozenset()))
+    return _one(_merged(options))
+
+
+@lru_cache(maxsize=1)
+def _zones() -> frozenset[str]:
+    return frozenset(available_timezones())
+
+
+def _expression(req: _Request) -> _Option | None:
+    """A compute expression from every number the request gives: "15% of 80", an arithmetic
+    expression written out ("17 * 23", "3 più 4"), or one operation word over the numbers."""
+    numbers = req.of("number")
+    if not numbers:
+        return None
+    uses = frozenset(n.name for n in numbers)
+    operations = {op for word, op in _OPERATIONS.items() if re.search(rf"\b{word}\b", req.folded)}
+    percent = _PERCENT.search(req.folded)
+    if percent and len(numbers) == 2 and not operations:
+        return _Option(f"{percent.group(1)} * {percent.group(2)} / 100", uses)
+    written = req.folded
+    for spelled, symbol in _WORD_OPERATORS:
+        written = re.sub(rf"(?<=\d)\s+(?:{spelled})\s+(?=[\d(-])", f" {symbol} ", written)
+    arithmetic = [m.group(0).strip() for m in _ARITHMETIC.finditer(written)]
+    if arithmetic:
+        expression = arithmetic[0].replace("\u00d7", "*").replace("\u00f7", "/").replace("^", "**")
+        expression = re.sub(r"(?<=[\d)])\s*x\s*(?=[\d(])", " * ", expression)
+        covered = re.findall(_NUMBER, re.sub(r"(?<=[\d)])\s*-\s*", " ", expression))
+        if operations or len(arithmetic) > 1 or len(covered) != len(numbers):
+            raise _Ambiguous  # an expression and more besides: which one is asked is not clear
+        if expression.count("(") != expression.count(")"):
+            return None
+        return _Option(expression, uses)
+    if len(operations) != 1:
+        if len(operations) > 1:
+            raise _Ambiguous
+        return None
+    operation = operations.pop()
+    texts = [n.text for n in numbers]
+    if operation == "sqrt":
+        return _Option(f"sqrt({texts[0]})", uses) if len(texts) == 1 else None
+    if len(texts) < 2:
+        return None
+    if operation == "product":
+        return _Option(" * ".join(texts), uses)
+    return _Option(f"{operation}([{', '.join(texts)}])", uses)
+
+
+_SPECIAL = {
+    ("compute", "expression"): _expression,
+    ("write_files", "content"): _content,
+    ("write_files", "append"): _append,
+    ("grep_files", "pattern"): _pattern,
+    ("get_time", "tz"): _time_zone,
+}
+# Arguments whose value is the tool's own object: enough evidence on their own, even where the
+# request has no verb ("what is 17 * 23?", "what is the date in UTC?").
+_OWN_OBJECT = {("compute", "expression"), ("get_time", "tz"), ("get_urls", "urls")}
+
+
+def _bind_arg(tool: str, name: str, spec: dict, req: _Request) -> _Option | None:
+    if (tool, name) in _SPECIAL:
+        return _SPECIAL[(tool, name)](req)
+    if name in (_HEAD, _TAIL) and spec.get("type") == "integer":
+        return _lines(req, name)
+    if spec.get("type") == "string" and spec.get("format"):
+        return _one(req.of_format(spec["format"]))
+    items = spec.get("items", {})
+    if spec.get("type") == "array" and isinstance(items, dict) and items.get("format"):
+        options = req.of_format(items["format"])
+        if not options or len(options) > spec.get("maxItems", len(options)):
+            return None
+        return _Option([o.value for o in options], frozenset().union(*(o.uses for o in options)))
+    return None
+
+
+@dataclass(frozen=True)
+class _Binding:
+    tool: str
+    args: dict
+    uses: frozenset[str]
+    own_object: bool
+
+
+def _bind(executor: Executor, req: _Request) -> _Binding | None:
+    schema = executor.args_schema
+    args, uses, own = {}, frozenset(), False
+    for name, spec in schema.get("properties", {}).items():
+        option = _bind_arg(executor.name, name, spec if isinstance(spec, dict) else {}, req)
+        if option is None:
+            if name in schema.get("required", ()):
+                return None
+            continue
+        args[name], uses = option.value, uses | option.uses
+        own = own or (executor.name, name) in _OWN_OBJECT
+    return _Binding(executor.name, args, uses, own)
+
+
+def _names_object(executor: Executor, intent: Intent) -> bool:
+    """The request's object is what the tool's name acts on ("what time is it?" and get_time)."""
+    return bool(set(executor.name.split("_")[1:]) & OBJECT_NAMES.get(intent.object or "", frozenset()))
+
+
+def _evidenced(binding: _Binding, executor: Executor, intent: Intent, asked: bool) -> bool:
+    """The request asks for this tool: it gives the tool's own object (a URL, an expression, a
+    zone), or it asks for the tool's verb and gives an argument or names the tool's object."""
+    if binding.own_object:
+        return True
+    return asked and bool(binding.uses or binding.args or _names_object(executor, intent))
+
+
+def plan_for(text: str, *, candidates: list[Executor], workspace: Path | None) -> Plan | None:
+    """The one-step plan the request fully types, or None (the proposer plans). The intent is read
+    from the request's own words with quoted text left out: "salva 'compra il latte'" asks to
+    save, whatever the quote says."""
+    req = _request(text, workspace)
+    if _NOT_AN_ORDER.search(req.folded) or req.unexplained:
+        return None
+    intent = extract(req.text)
+    if len(step_kinds(intent.verbs)) > 1:  # "read a.md and save it to b.md": more than one step
+        return None
+    question = bool(_QUESTION.search(req.folded.strip()))
+    found: list[_Binding] = []
+    try:
+        for executor in candidates[:MAX_CANDIDATES]:
+            asked = executor.name.split("_")[0] in intent.tool_verbs
+            if (intent.verbs and not asked) or (not intent.verbs and not question):
+                continue
+            binding = _bind(executor, req)
+            if binding is None or binding.uses != req.everything:
+                continue  # a required argument is missing, or a value of the request is left over
+            if _evidenced(binding, executor, intent, asked):
+                found.append(binding)
+    except _Ambiguous:
+        return None
+    if len(found) != 1:
+        return None
+    return _plan(found[0])
+
+
+def _plan(binding: _Binding) -> Plan:
+    # No final message: the answer is the executor's result in words (planner.answers).
+    return parse({"steps": [{"tool": binding.tool, "args": binding.args}], "final_message": ""})

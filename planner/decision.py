@@ -1,0 +1,365 @@
+"""The route decision: does this message need tools at all? One of `direct` (answer in words),
+`tools` (the engine), or `ask` (an action whose object is missing: one short question), decided
+before plan memory and the engine, from evidence in the request, with no model.
+
+Tools need evidence: a workspace object (a path, a file name, a folder, a glob, "my files") or a
+tool's own object (a URL, a time or date question, arithmetic, a schedule, the agent's memory, the
+task list, a shell command, a subagent, a skill). A verb alone is not evidence: "write a poem",
+"explain X", "translate Y" and "summarise this text: …" are answered in words. A pre-filter
+score alone is not evidence either: words that merely occur in a tool's description decide
+nothing. Evidence that is there but weak (a dotted word in a question about the world) is
+uncertain: the turn's model decides when it can call tools natively, and a local model answers
+in words."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from planner import object_kinds
+from planner import params as P
+from planner.intent import Intent
+from planner.prefilter import Candidate
+from planner.text import fold, language
+
+# At or above this, the decision is sure; below it, only a model that calls tools natively may
+# overrule `direct`.
+SURE = 0.7
+
+
+@dataclass(frozen=True)
+class Decision:
+    route: str  # direct | tools | ask
+    evidence: tuple[str, ...] = ()
+    confidence: float = 1.0
+    tool: str | None = None  # the tool the evidence points at first, when it names one
+    question: str = ""  # for `ask`
+
+    @property
+    def sure(self) -> bool:
+        return self.confidence >= SURE
+
+    def to_trace(self) -> dict:
+        out = {"route": self.route, "evidence": list(self.evidence), "confidence": round(self.confidence, 2)}
+        if self.tool:
+            out["tool"] = self.tool
+        return out
+
+
+def _any(patterns: str) -> re.Pattern:
+    return re.compile(rf"(?<![\w-])(?:{patterns})(?![\w-])")
+
+
+# Each tool's own object, in English and Italian, matched on the folded text.
+_TIME = _any(
+    r"what time|what's the time|whats the time|time is it|the time in|time now|current time|"
+    r"what day is|what day of the week|what is today|what's today|whats today|today's date|todays date|"
+    r"what date is|what's the date|whats the date|what is the date|date today|day is it|"
+    r"che ore|che ora e|che ora e'|che ora sono|che giorno e|che giorno della settimana|che data e|"
+    r"la data di oggi|ora attuale|ora esatta|che giorno sara|what day will|quanti ne abbiamo|"
+    r"ore sono a|ora e a|ora a [a-z]|time in [a-z]|in che giorno siamo|che giorno siamo"
+)
+_ARITHMETIC = re.compile(
+    r"\d\s*[-+*/x\u00d7\u00f7^]\s*\d|\d\s*%\s*(?:of|di|del|della)\s*\d|"
+    r"\d\s+(?:per|times|diviso|plus|minus|piu|meno|divided by|multiplied by)\s+\d"
+)
+_MATH_WORDS = _any(
+    r"mean|average|avg|median|sum|total|product|sqrt|square root|cube root|percent|percentage|power of|"
+    r"media|mediana|somma|totale|prodotto|radice quadrata|radice|percentuale|elevato|per cento|"
+    r"stdev|standard deviation|deviazione standard|max|min|maximum|minimum|massimo|minimo|"
+    r"calculate|compute|calcola|calcolami|quanto fa|how much is|what is \d|what's \d|quanto e \d"
+)
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?")
+_SCHEDULE = _any(
+    r"every (?:day|morning|evening|night|week|month|hour|weekday|monday|tuesday|wednesday|thursday|friday|"
+    r"saturday|sunday|\d+ (?:minutes?|hours?|days?|weeks?))|each (?:day|morning|evening|week|monday|friday)|"
+    r"daily at|weekly on|every other day|"
+    r"ogni (?:giorno|mattina|sera|notte|settimana|mese|ora|lunedi|martedi|mercoledi|giovedi|venerdi|sabato|"
+    r"domenica|\d+ (?:minuti|ore|giorni|settimane))|tutti i giorni|tutte le mattine|tutte le sere|"
+    r"ogni mattina|ogni sera"
+)
+_RECURRING = _any(r"recurring|ricorrent[ei]|scheduled tasks?|scheduled jobs?|attivita pianificat[ae]|periodic tasks?")
+_RECURRING_VERBS = (
+    ("cancel_recurring", _any(r"cancel|delete|remove|stop|cancella|elimina|rimuovi|ferma|annulla")),
+    ("toggle_recurring", _any(r"pause|resume|disable|enable|sospendi|riattiva|disattiva|attiva|metti in pausa")),
+    ("run_now_recurring", _any(r"run now|right now|now|esegui ora|subito|adesso|lancia ora")),
+    ("history_recurring", _any(r"history|runs|when did|last run|cronologia|storico|esecuzioni|quando e")),
+    ("show_recurring", _any(r"show|details|detail|describe|mostra|dettagli|mostrami")),
+    ("list_recurring", _any(r"list|which|what|elenca|quali|quante|how many|lista")),
+)
+_MEMORY = (
+    ("memory_replace", _any(r"forget that|dimentica che|dimenticati che|update (?:what you remember|your memory)|"
+                            r"change (?:what you remember|in your memory)|correct your memory|"
+                            r"aggiorna (?:la tua memoria|cio che ricordi)|correggi (?:nella|la) (?:tua )?memoria|"
+                            r"non e piu vero che|no longer true that")),
+    ("memory_consolidate", _any(r"(?:tidy|clean up|consolidate|compact|reorganize) (?:up )?(?:your |the )?memory|"
+                                r"(?:riordina|pulisci|compatta|consolida|riorganizza) (?:la )?(?:tua )?memoria")),
+    ("memory_add", _any(r"remember that|remember my|remember i|please remember|keep in mind that|don't forget that|"
+                        r"dont forget that|note that i|memorize|ricorda che|ricordati che|ricorda il mio|"
+                        r"ricorda la mia|ricordati il|tieni a mente|non dimenticare che|memorizza|segnati che")),
+)  # fmt: skip
+_TODO = _any(
+    r"task list|todo list|to-do list|to do list|todos|my to-dos|my tasks|the tasks|lista delle cose da fare|"
+    r"lista dei compiti|lista delle attivita|elenco delle attivita|lista dei task|i miei compiti|"
+    r"mark (?:the )?\w+ (?:task|item) (?:as )?done|segna (?:il|la) \w+ (?:compito|attivita)"
+)
+_SHELL_COMMANDS = (
+    r"ls|git|pytest|npm|make|pip|python3?|node|du|df|wc|docker|cargo|uname|whoami|pwd|tree|ps|uptime|"
+    r"free|env|cat|head|tail|echo|yarn|pnpm|go test|go build|ruff|mypy|black|tox"
+)
+_SHELL = re.compile(
+    rf"`[^`]+`|(?:^|\b(?:run|execute|esegui|lancia|launch)\s+(?:the\s+command\s+|il\s+comando\s+)?)(?:{_SHELL_COMMANDS})\b|"
+    r"\b(?:run|esegui|lancia|launch|execute)\s+(?:the|i|gli)\s+(?:tests?|test suite|linter|build)\b|"
+    r"\b(?:in|nel|from|dal)(?: the| il)? (?:shell|terminal|terminale)\b|\bshell command\b|\bcomando shell\b|"
+    r"\bgit (?:log|status|diff|branch|show|stash|blame|remote)\b|\bpip (?:list|freeze|show)\b"
+)
+_SUBAGENT = _any(r"sub-?agents?|sottoagente|sotto-agente|sub agente|sub-agente|delegate|delega(?:re)?")
+_SKILL = re.compile(r"\bskills?\b.*|\b(?:load|use|carica|usa|apri)\b.*\bskill\b")
+_WEB = _any(r"on the web|the web for|sul web|in rete|online|su internet|on the internet|on wikipedia|su wikipedia")
+# An action on something the request does not name: "delete the file", "leggilo", "save it".
+_ACTIONS = _any(
+    r"read|open|show|delete|remove|erase|save|store|append|write|move|rename|run|execute|copy|send|edit|"
+    r"leggi|apri|mostra|cancella|elimina|rimuovi|salva|aggiungi|scrivi|sposta|rinomina|esegui|lancia|copia|"
+    r"invia|modifica|do the same|fai lo stesso|fallo|falla"
+)
+_MISSING_OBJECT = _any(
+    r"it|that|this|them|those|these|the file|that file|this file|the document|the folder|the other one|"
+    r"this line|that line|the line|lo|la|li|le|quel file|questo file|il file|la cartella|il documento|"
+    r"quella riga|questa riga|la riga|quell'altro|quell altro|l'altro|l altro|quello|questo"
+)
+_CLITIC_ACTION = re.compile(
+    r"^(?:leggi|apri|mostra|cancella|elimina|rimuovi|salva|scrivi|sposta|rinomina|esegui|lancia|copia|invia|"
+    r"modifica|aggiungi|manda)(?:lo|la|li|le|melo|mela|ne)\b"
+)
+# Right after the action: "save it", "delete the file", "do the same for the other one".
+_MISSING_AFTER = re.compile(
+    rf"\s*(?:(?:me|mi|for|per|anche per|with|con|to|a)\s+)?(?:{_MISSING_OBJECT.pattern})"
+    r"(?:\s+(?:down|up|out|away|again|di nuovo|ancora))?"
+    r"\s*(?:,?\s*(?:please|per favore|grazie|thanks|pls))?\s*[.!?]*\s*$"
+)
+# A question about what something is, not about the user's copy of it: "what is a CSV file?".
+_DEFINITION = _any(
+    r"what is an?|what's an?|whats an?|what are|what does|explain|how does|how do|why do|why does|difference between|"
+    r"cos'e|cos e|cosa e|che cos'e|che cosa e|cosa sono|spiega|spiegami|come funziona|come funzionano|differenza tra|"
+    r"a cosa serve|what is the purpose|what.s the purpose|what is .* used for|what does .* do|cosa fa|che cosa fa|"
+    r"how to|how do i|how do you|how can i|come si|come posso|come faccio"
+    r"|^(?:what is|what's|whats|cos'e|cos e|che cos'e|cosa e)\s+(?:an? |the |il |lo |la |l')?\S+\s*\??$"
+)
+# Text given inline to work on: "summarise: …", "traduci: …". What follows the colon is the data.
+_INLINE = re.compile(r"^([^:\n]{0,60}):\s+\S")
+_POSSESSIVE_FILES = _any(r"my|mine|our|i miei|le mie|il mio|la mia|nostri|nostre|in the workspace|nel workspace")
+_GREP = _any(r"mention|mentions|contain|contains|containing|grep|menzion\w*|contien\w*|contengono")
+# Verbs of the file tools, for the first tool the workspace evidence points at.
+_FIRST_FILE_TOOL = (
+    ("write_files", _any(r"write|save|store|append|add to|note down|put|create|scrivi|salva|aggiungi|annota|"
+                         r"metti|crea|accoda|salvalo|salvala|scrivilo|scrivila|inserisci")),
+    ("grep_files", _any(r"mention|mentions|contain|contains|containing|search (?:for|in)|grep|look for|"
+                        r"menzion\w*|contien\w*|cerca (?:la parola|il testo|\"|')|cerca .* (?:nei|nel|in)")),
+    ("find_files", _any(r"find|locate|how many|count|trova|quanti|quante|conta|individua")),
+    ("list_files", _any(r"list|ls|what files|which files|elenca|lista|quali file|che file|contents of the folder")),
+)  # fmt: skip
+
+
+def decide(text: str, *, intent: Intent, ranked: list[Candidate], workspace: Path | None = None) -> Decision:
+    """The route for one message, with the evidence for it and how sure it is."""
+    folded = fold(text).strip()
+    inline = _INLINE.match(folded)
+    if inline is not None:
+        # Text given inline ("summarise: …", "traduci: …"): what follows the colon is the data, so
+        # only the words before it can name an object to act on.
+        text = folded = inline.group(1)
+    extraction = P.extract(text, workspace)
+    own = _own_object(folded, extraction)
+    if own is not None:
+        tool, evidence, confidence = own
+        return Decision("tools", (evidence,), confidence, tool)
+    found = _workspace_evidence(folded, extraction, workspace)
+    if found:
+        evidence, confidence = found
+        return Decision("tools", tuple(evidence), confidence, _file_tool(folded, extraction, ranked))
+    if _missing_object(folded):
+        return Decision("ask", ("action without an object",), 0.8, question=_question(text))
+    if _WEB.search(folded) and not _DEFINITION.search(folded):
+        return Decision("direct", ("the web, without an address",), 0.5)
+    return Decision("direct", ("no workspace object or tool object named",), 0.9)
+
+
+def _own_object(folded: str, extraction: P.Extraction) -> tuple[str, str, float] | None:
+    """A tool's own object: (tool, evidence, confidence), or None."""
+    types = {v.type for v in extraction.values}
+    if "url" in types:
+        return "get_urls", "a URL", 1.0
+    if _SUBAGENT.search(folded):
+        return "run_task", "a subagent", 0.9
+    if "skill" in folded and _SKILL.search(folded) and not _DEFINITION.search(folded):
+        return "skill_load", "a skill", 0.8
+    if _RECURRING.search(folded):
+        tool = next((name for name, pattern in _RECURRING_VERBS if pattern.search(folded)), "list_recurring")
+        return tool, "recurring tasks", 0.9
+    if _SCHEDULE.search(folded) and not _DEFINITION.search(folded):
+        return "schedule_recurring", "a schedule", 0.9
+    for tool, pattern in _MEMORY:
+        if pattern.search(folded):
+            return tool, "the agent's memory", 0.9
+    if _TODO.search(folded) and not _DEFINITION.search(folded):
+        return "todo_update", "the task list", 0.85
+    if _SHELL.search(folded) and not _DEFINITION.search(folded):
+        return "run_shell", "a shell command", 0.85
+    if _TIME.search(folded):
+        return "get_time", "a time or date question", 0.9
+    numbers = len(_NUMBER.findall(folded))
+    if _ARITHMETIC.search(folded) or (numbers >= 1 and _MATH_WORDS.search(folded)):
+        return "compute", "arithmetic", 0.9
+    return None
+
+
+def _workspace_evidence(
+    folded: str, extraction: P.Extraction, workspace: Path | None
+) -> tuple[list[str], float] | None:
+    """What in the request names the user's files: (evidence, confidence), or None."""
+    evidence, confidence = [], 0.0
+    definition = bool(_DEFINITION.search(folded))
+    for value in extraction.values:
+        if value.type == "glob":
+            evidence.append(f"glob {value.text}")
+            confidence = max(confidence, 0.95)
+        elif value.type == "path":
+            exists = workspace is not None and _exists(workspace, value.text)
+            slash = "/" in value.text
+            known = "." in value.text and object_kinds.is_file_extension(value.text.rsplit(".", 1)[1])
+            if exists or slash or known:
+                evidence.append(f"path {value.text}")
+                confidence = max(confidence, 1.0 if exists else 0.5 if definition else 0.9)
+        elif value.type in ("identifier", "quoted") and workspace is not None and _exists(workspace, value.text):
+            evidence.append(f"path {value.text}")  # README, `Makefile`: a name that is in the workspace
+            confidence = max(confidence, 1.0)
+        elif value.type == "ext" and not definition:
+            evidence.append(f"extension {value.text}")
+            confidence = max(confidence, 0.8)
+    if _GREP.search(folded) and _FILE_NOUN.search(folded) and _SEARCHED.search(extraction.text) and not definition:
+        evidence.append("a search inside files")
+        confidence = max(confidence, 0.85)
+    folder = _FOLDER.search(folded)
+    if folder and not definition:
+        evidence.append(f"folder {folder.group(1) or folder.group(2)}")
+        confidence = max(confidence, 0.85)
+    for item in object_kinds.derived(folded):
+        if item.kind == "root" or not definition or _POSSESSIVE_FILES.search(folded):
+            evidence.append(f"{item.kind} {item.phrase}")
+            confidence = max(confidence, 0.9 if item.kind == "root" else 0.85)
+    return (evidence, confidence) if evidence else None
+
+
+def _file_tool(folded: str, extraction: P.Extraction, ranked: list[Candidate]) -> str | None:
+    """The file tool the request asks for first: by its verbs, else the pre-filter's best file tool."""
+    original = extraction.text
+    types = {v.type for v in extraction.values}
+    first_verb = None
+    for tool, pattern in _FIRST_FILE_TOOL:
+        match = pattern.search(folded)
+        if match and (first_verb is None or match.start() < first_verb[1]):
+            first_verb = (tool, match.start())
+    if (
+        first_verb is not None
+        and first_verb[0] != "write_files"
+        and _GREP.search(folded)
+        and _SEARCHED.search(original)
+    ):
+        return "grep_files"
+    if first_verb is not None:
+        tool = first_verb[0]
+        if tool == "grep_files" and not _SEARCHED.search(original):
+            tool = "list_files" if _FOLDER.search(folded) or "/" in folded else "read_files"
+        if tool == "find_files" and "path" in types and not ({"glob", "ext"} & types) and _LINES.search(folded):
+            return "read_files"  # "how many lines does todo.txt have": a count of what reading gives
+        if tool == "list_files" and ({"glob", "ext"} & types):
+            return "find_files"
+        return tool
+    if types & {"glob", "ext"}:
+        return "find_files"
+    if object_kinds.derived(folded) and "path" not in types:
+        derived = object_kinds.derived(folded)
+        return "list_files" if derived[0].kind == "root" else "find_files"
+    if "path" in types:
+        folder = next((v for v in extraction.values if v.type == "path"), None)
+        if folder is not None and folder.text.endswith("/"):
+            return "list_files"
+        return "read_files"
+    files = [c.name for c in ranked if c.name.endswith("_files")]
+    return files[0] if files else (ranked[0].name if ranked else None)
+
+
+_LINES = _any(r"lines?|righe|riga")
+
+
+def _exists(workspace: Path, name: str) -> bool:
+    try:
+        return (workspace / name).exists()
+    except (OSError, ValueError):  # a name too long for the file system, or with a NUL
+        return False
+
+
+_STOP_NAMES = (
+    r"(?!(?:a|an|the|this|that|my|your|new|which|what|one|la|una|un|questa|quella|mia|nuova|che|quale|"
+    r"su|di|in|per|on|of|for|with|con|da|from)\b)"
+)
+_FOLDER = re.compile(
+    rf"\b(?:the|my|in|into|nella|della|dalla|la|nel|alla)\s+{_STOP_NAMES}([\w.-]+)\s+(?:folder|directory|dir)\b|"
+    rf"\b(?:folder|directory|cartella|dir)\s+{_STOP_NAMES}([\w.-]+/?)"
+)
+# Searching inside files needs something to search for: a quoted term, a code-like word, "the word X".
+_SEARCHED = re.compile(
+    r"'[^']+'|\"[^\"]+\"|«[^»]+»|\b[A-Z]{2,}\b|\b(?:the word|the text|la parola|il testo|the string)\b"
+)
+_FILE_NOUN = _any(r"files?|notes|documents|documenti|note|my code|il codice|the code|lines|righe")
+
+
+def _missing_object(folded: str) -> bool:
+    """An action on something the request does not name (and no earlier turn is at hand here:
+    the follow-up layer resolves "save that" from the session before this decision): "delete
+    it", «leggilo», "read the last line of a file", "save 'buy milk'" (saved where?)."""
+    tokens = folded.split()
+    if not tokens or len(tokens) > 10:
+        return False
+    if _CLITIC_ACTION.search(folded):
+        return True
+    action = _ACTIONS.search(folded)
+    if action is None:
+        return False
+    return bool(
+        _MISSING_AFTER.match(folded[action.end() :])
+        or _GENERIC_TARGET.search(folded[action.end() :])
+        or (_STORE.match(folded) and len(tokens) <= 6)
+    )
+
+
+# A file the request speaks of without naming it.
+_GENERIC_TARGET = _any(
+    r"(?:a|the|that|this|some|one|un|uno|il|quel|questo|del|dal|nel|in un) "
+    r"(?:file|document|documento|folder|cartella|text file|file di testo)"
+)
+# A request to keep something, with nowhere named to keep it.
+_STORE = re.compile(r"^(?:please |per favore )?(?:save|store|append|salva|accoda|annota|note down|write down)\b")
+# The question, by what the request wants done: (pattern, English, Italian).
+_QUESTIONS = (
+    (_any(r"save|store|append|write|salva|scrivi|accoda|annota|aggiungi|salvalo|salvala|scrivilo"),
+     "Which file should I save it to?", "In quale file devo salvarlo?"),
+    (_any(r"delete|remove|erase|cancella|elimina|rimuovi|cancellalo|eliminalo"),
+     "Which file should I delete?", "Quale file devo eliminare?"),
+    (_any(r"run|execute|esegui|lancia|eseguilo|lancialo"),
+     "Which command should I run?", "Quale comando devo eseguire?"),
+    (_any(r"move|rename|sposta|rinomina|spostalo"),
+     "Which file should I move, and where?", "Quale file devo spostare, e dove?"),
+    (_any(r"read|open|show|leggi|apri|mostra|leggilo|aprilo|mostramelo"),
+     "Which file should I read?", "Quale file devo leggere?"),
+)  # fmt: skip
+
+
+def _question(text: str) -> str:
+    folded = fold(text)
+    italian = language(text) == "it"
+    for pattern, english, italian_question in _QUESTIONS:
+        if pattern.search(folded):
+            return italian_question if italian else english
+    return "A quale file o elemento ti riferisci?" if italian else "Which file or item do you mean?"

@@ -1,0 +1,85 @@
+"""The object kinds of planner/object_kinds.yaml: which words in a request stand for workspace
+objects, and which values they stand for ("markdown files" → `*.md`, "my files" → the root)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from planner.text import fold
+
+DATA_FILE = Path(__file__).resolve().parent / "object_kinds.yaml"
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A value a request gives in words: `phrase` as written (folded), `value` what it stands for."""
+
+    kind: str  # "glob" | "root"
+    phrase: str
+    value: str
+
+
+@dataclass(frozen=True)
+class _Kinds:
+    file_nouns: frozenset[str]
+    globs: tuple[tuple[str, str], ...]  # (folded word or phrase, glob)
+    root: str
+    root_phrases: tuple[str, ...]
+    extensions: frozenset[str]
+
+
+@lru_cache(maxsize=1)
+def _kinds() -> _Kinds:
+    data = yaml.safe_load(DATA_FILE.read_text())
+    globs = tuple((fold(word), kind["glob"]) for kind in data["file_kinds"] for word in kind["words"])
+    return _Kinds(
+        file_nouns=frozenset(fold(n) for n in data["file_nouns"]),
+        globs=globs,
+        root=data["root"],
+        root_phrases=tuple(fold(p) for p in data["root_phrases"]),
+        extensions=frozenset(fold(e) for e in data["file_extensions"]),
+    )
+
+
+def _whole(phrase: str, text: str) -> re.Match | None:
+    return re.search(rf"(?<![\w.*]){re.escape(phrase)}(?![\w])", text)
+
+
+def derived(text: str) -> list[Derived]:
+    """The values the request gives in words, in order of appearance: a kind of file next to a
+    file noun ("the markdown files", "i file python") and the workspace root ("my files")."""
+    folded = fold(text)
+    kinds = _kinds()
+    found: list[tuple[int, Derived]] = []
+    nouns = "|".join(sorted(map(re.escape, kinds.file_nouns), key=len, reverse=True))
+    for word, glob in kinds.globs:
+        w = re.escape(word)
+        pattern = rf"(?<![\w.*])(?:{w}\s+(?:{nouns})|(?:{nouns})\s+(?:in\s+|di\s+)?{w})(?!\w)"
+        match = re.search(pattern, folded)
+        if match:
+            found.append((match.start(), Derived("glob", match.group(0), glob)))
+    for phrase in kinds.root_phrases:
+        match = _whole(phrase, folded)
+        if match:
+            found.append((match.start(), Derived("root", phrase, kinds.root)))
+    seen: set[str] = set()
+    ordered = []
+    for _, item in sorted(found, key=lambda pair: pair[0]):
+        if item.value not in seen:
+            seen.add(item.value)
+            ordered.append(item)
+    return ordered
+
+
+def derived_values(text: str) -> set[str]:
+    """The values a plan may use because the request gives them in words."""
+    return {item.value for item in derived(text)}
+
+
+def is_file_extension(ext: str) -> bool:
+    return fold(ext.lstrip(".")) in _kinds().extensions

@@ -1,0 +1,102 @@
+"""A tool's result as the user reads it (planner.answers): a short sentence in the request's
+language for every executor family, never the result's JSON. The results here have the shapes the
+executors and agents' stores return (agents.memory, agents.recurring, todo_update's run.py)."""
+
+import pytest
+
+from planner.answers import asks_line_count, of_result
+
+MEMORY = {"ok": True, "file": "MEMORY.md", "bytes": 21, "soft_cap": 2200, "hard_cap": 4000}
+TASK = {"ok": True, "name": "news", "prompt": "summarise the news", "schedule": "every day at 08:00", "runs": 2,
+        "times": None, "enabled": True, "status": "active", "grace_window_minutes": 30,
+        "last_run_at": None}  # fmt: skip
+
+
+def test_a_write_says_where_it_saved_or_appended():
+    assert of_result("write_files", {"ok": True, "path": "todo.txt", "bytes": 8, "appended": False}) == (
+        "Saved to todo.txt."
+    )
+    assert of_result("write_files", {"ok": True, "path": "todo.txt", "bytes": 8, "appended": True}) == (
+        "Appended to todo.txt."
+    )
+    italian = of_result(
+        "write_files", {"ok": True, "path": "todo.txt", "appended": True}, "aggiungi 'compra il pane' a todo.txt"
+    )
+    assert italian == "Aggiunto a todo.txt."
+
+
+def test_memory_tools_say_what_they_noted_in_the_users_language():
+    assert of_result("memory_add", MEMORY, "remember that my favourite colour is green") == "Noted in MEMORY.md."
+    assert of_result("memory_add", MEMORY, "ricorda che il mio colore preferito è il verde") == "Annotato in MEMORY.md."
+    assert of_result("memory_replace", {**MEMORY, "file": "USER.md"}, "change it") == "Updated USER.md."
+    assert of_result("memory_consolidate", MEMORY) == "Rewrote MEMORY.md (21 bytes)."
+
+
+def test_the_task_list_update_counts_items_and_done():
+    items = [{"text": "a", "status": "done"}, {"text": "b", "status": "pending"}]
+    result = {"ok": True, "items": items, "count": 2, "done": 1}
+    assert of_result("todo_update", result, "do the same for todo.txt") == "Task list updated: 2 items (1 done)."
+    assert of_result("todo_update", result, "aggiorna la lista delle attività") == (
+        "Elenco delle attività aggiornato: 2 voci (1 fatte)."
+    )
+
+
+def test_recurring_tools_give_their_summary_line():
+    assert of_result("schedule_recurring", {**TASK, "when": "cron 0 8 * * *"}) == (
+        "Scheduled “news”: summarise the news — every day at 08:00."
+    )
+    assert of_result("cancel_recurring", {**TASK, "status": "cancelled"}).startswith("Cancelled “news”")
+    assert of_result("toggle_recurring", {**TASK, "enabled": False}) == "Paused “news”."
+    assert of_result("show_recurring", TASK) == "“news”: summarise the news — every day at 08:00; 2 runs; active"
+    listed = of_result("list_recurring", {"ok": True, "entries": [TASK], "count": 1})
+    assert listed.splitlines() == ["Your recurring tasks (1):", "- “news”: summarise the news — every day at 08:00; "
+                                   "2 runs; active"]  # fmt: skip
+    assert of_result("list_recurring", {"ok": True, "entries": [], "count": 0}) == "You have no recurring tasks."
+    history = {"ok": True, "name": "news", "entries": [{"at": "2026-11-26T08:00:00+00:00", "status": "started"}]}
+    assert of_result("history_recurring", history) == "Runs of “news”:\n- 2026-11-26T08:00:00+00:00: started"
+    assert of_result("run_now_recurring", {"ok": True, "name": "news", "status": "started"}) == "Started “news” now."
+
+
+def test_reads_show_the_content_and_a_line_count_request_gets_the_count():
+    one = {"ok": True, "entries": [{"path": "todo.txt", "content": "buy milk\ncall mom", "lines": 2}], "count": 1}
+    assert of_result("read_files", one, "read todo.txt") == "buy milk\ncall mom"
+    assert of_result("read_files", one, "how many lines does todo.txt have?") == "todo.txt has 2 lines."
+    assert of_result("read_files", one, "quante righe ha todo.txt?") == "todo.txt ha 2 righe."
+    single = {"ok": True, "entries": [{"path": "a.txt", "content": "x", "lines": 1}], "count": 1}
+    assert of_result("read_files", single, "how many lines are in a.txt?") == "a.txt has 1 line."
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    ["how many lines does todo.txt have?", "count the lines in todo.txt", "quante righe ci sono in todo.txt?"],
+)
+def test_line_count_requests_are_recognised(request_text):
+    assert asks_line_count(request_text)
+
+
+def test_listings_count_their_entries_and_an_empty_one_says_so():
+    found = {"ok": True, "entries": [{"path": "notes/a.md", "type": "file"}, {"path": "docs", "type": "dir"}],
+             "count": 2}  # fmt: skip
+    assert of_result("list_files", found) == "2 result(s):\nnotes/a.md\ndocs/"
+    assert of_result("find_files", {"ok": True, "entries": [], "count": 0}) == "Nothing found."
+    assert of_result("grep_files", {"ok": True, "entries": [], "count": 0}, "cerca TODO nei miei file") == (
+        "Nessun risultato."
+    )
+
+
+def test_time_compute_and_shell_speak_plainly():
+    now = {"ok": True, "iso": "2026-11-26T18:36:29+01:00", "date": "2026-11-26", "time": "18:36:29",
+           "weekday": "Thursday", "tz": "Europe/Rome"}  # fmt: skip
+    assert (
+        of_result("get_time", now, "what time is it in Rome?") == "It is 18:36 on Thursday, 2026-11-26 (Europe/Rome)."
+    )
+    assert of_result("get_time", now, "che ore sono a Roma?") == "Sono le 18:36 di giovedì 2026-11-26 (Europe/Rome)."
+    assert of_result("compute", {"ok": True, "expression": "17 * 23", "value": 391}) == "391"
+    assert of_result("run_shell", {"ok": True, "exit_code": 0, "stdout": "", "stderr": ""}) == (
+        "The command finished with no output."
+    )
+
+
+def test_a_tool_without_a_sentence_of_its_own_is_still_no_json():
+    text = of_result("custom_tool", {"ok": True, "file": "x.bin", "bytes": 3, "meta": {"a": 1}})
+    assert text == "custom_tool finished (file: x.bin, bytes: 3)." and "{" not in text

@@ -1,0 +1,189 @@
+"""The cold path: a request that types its tool's every argument gets a one-step plan with no
+model call; anything short of that, or anything with two readings, gets None (the proposer plans)."""
+
+import uuid
+
+import pytest
+
+from planner.coldpath import plan_for
+from planner.dispatch import run_turn
+from planner.intent import extract
+from planner.prefilter import Prefilter
+from planner.turn import TurnInput
+from tests.loopback import plan
+
+
+@pytest.fixture
+def cold(cat, workspace):
+    """The plan for a request, from the candidates the pre-filter ranks for it (as the engine
+    receives them), or from the tools named."""
+    prefilter = Prefilter(cat.executors.values())
+
+    def run(text: str, *tools: str):
+        names = tools or [c.name for c in prefilter.rank(text, extract(text))]
+        found = plan_for(text, candidates=[cat.executors[n] for n in names], workspace=workspace)
+        return None if found is None else [(s.tool, s.args) for s in found.steps]
+
+    return run
+
+
+@pytest.mark.parametrize(
+    ("text", "steps"),
+    [
+        ("calculate the mean of 3, 4 and 5", [("compute", {"expression": "mean([3, 4, 5])"})]),
+        ("calcola la media di 3, 4 e 5", [("compute", {"expression": "mean([3, 4, 5])"})]),
+        ("what is 17 * 23?", [("compute", {"expression": "17 * 23"})]),
+        ("quanto fa 3 per 4?", [("compute", {"expression": "3 * 4"})]),
+        ("save the text 'buy milk' to todo.txt", [("write_files", {"path": "todo.txt", "content": "buy milk"})]),
+        ("salva 'compra il latte' in todo.txt", [("write_files", {"path": "todo.txt", "content": "compra il latte"})]),
+        ("read notes/a.md", [("read_files", {"paths": ["notes/a.md"]})]),
+        ("leggi notes/a.md", [("read_files", {"paths": ["notes/a.md"]})]),
+        ("read notes/a.md and notes/b.md", [("read_files", {"paths": ["notes/a.md", "notes/b.md"]})]),
+        ("what time is it in Tokyo?", [("get_time", {"tz": "Asia/Tokyo"})]),
+        ("che ore sono a Tokyo?", [("get_time", {"tz": "Asia/Tokyo"})]),
+        ("what is today's date in UTC?", [("get_time", {"tz": "UTC"})]),
+        ("what time is it?", [("get_time", {})]),
+        ("fetch https://example.com", [("get_urls", {"urls": ["https://example.com"]})]),
+        ("list the files in docs/", [("list_files", {"path": "docs/"})]),
+        ("elenca i file in docs/", [("list_files", {"path": "docs/"})]),
+        ("list the files in notes", [("list_files", {"path": "notes"})]),
+        ("list my files", [("list_files", {"path": "."})]),
+        ("find all *.md files", [("find_files", {"pattern": "*.md"})]),
+        ("find the markdown files", [("find_files", {"pattern": "*.md"})]),
+        ("how many .txt files are there?", [("find_files", {"pattern": "*.txt"})]),
+        ("search for TODO in notes.md", [("grep_files", {"pattern": "TODO", "path": "notes.md"})]),
+        ("which lines mention TODO in my notes?", [("grep_files", {"pattern": "TODO", "path": "notes"})]),
+    ],
+)
+def test_a_fully_typed_request_gets_its_one_step_plan(cold, text, steps):
+    assert cold(text) == steps
+
+
+@pytest.mark.parametrize(
+    ("text", "args"),
+    [
+        ("read notes/a.md and tell me its last 2 lines", {"paths": ["notes/a.md"], "tail_lines": 2}),
+        ("show the first 3 lines of notes/a.md", {"paths": ["notes/a.md"], "head_lines": 3}),
+        ("show the first line of notes/b.md", {"paths": ["notes/b.md"], "head_lines": 1}),
+        ("mostra le ultime 2 righe di notes/a.md", {"paths": ["notes/a.md"], "tail_lines": 2}),
+        ("leggi la prima riga di notes/b.md", {"paths": ["notes/b.md"], "head_lines": 1}),
+    ],
+)
+def test_the_first_or_last_lines_bind_the_number_of_lines(cold, text, args):
+    assert cold(text) == [("read_files", args)]
+
+
+def test_append_and_aggiungi_append_instead_of_overwriting(cold):
+    appended = {"path": "todo.txt", "content": "call mom", "append": True}
+    assert cold("append 'call mom' to todo.txt") == [("write_files", appended)]
+    aggiunto = {"path": "todo.txt", "content": "chiama mamma", "append": True}
+    assert cold("aggiungi 'chiama mamma' a todo.txt") == [("write_files", aggiunto)]
+
+
+def test_words_inside_the_quote_are_content_not_instructions(cold):
+    # "compra" would read as a verb («comprimi»); in quotes it is what gets written.
+    steps = cold("save 'read notes/a.md and compute 3 + 4' to todo.txt")
+    assert steps == [("write_files", {"path": "todo.txt", "content": "read notes/a.md and compute 3 + 4"})]
+
+
+@pytest.mark.parametrize(
+    ("text", "expression"),
+    [
+        ("what's 15% of 80?", "15 * 80 / 100"),
+        ("quanto fa il 15% di 80?", "15 * 80 / 100"),
+        ("what is the sum of 3, 4 and 5?", "sum([3, 4, 5])"),
+        ("calcola la somma di 2 e 3", "sum([2, 3])"),
+        ("calculate the product of 2, 3 and 4", "2 * 3 * 4"),
+        ("what is the max of 3, 9 and 4?", "max([3, 9, 4])"),
+        ("calculate the minimum of 3, 9 and 4", "min([3, 9, 4])"),
+        ("what is the square root of 16?", "sqrt(16)"),
+        ("2^10", "2**10"),
+        ("calculate (3 + 4) * 2", "(3 + 4) * 2"),
+    ],
+)
+def test_compute_builds_its_expression_from_the_numbers_and_the_operation(cold, text, expression):
+    assert cold(text, "compute") == [("compute", {"expression": expression})]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "write a poem",
+        "save it",
+        "read the file",
+        "Write two sentences about the sea.",
+        "Explain in one sentence what a CSV file is.",
+        "list the colours of the rainbow",
+        "save 'buy milk' to a.txt and b.txt",  # two paths for a one-path argument
+        "save 'buy milk' and 'eggs' to todo.txt",  # two texts for one content
+        "write a summary of notes/b.md to summary.md",  # two steps (and a text to write)
+        "read notes/a.md and save it to copy.md",  # two steps
+        "read notes/a.md and fix the TODO",  # a value left over: the request asks for more
+        "don't read notes/a.md",
+        "how do I read notes/a.md?",
+        "translate https://example.com",  # no verb, and not a question
+        "call 555-1234",
+        "what time is it in Tokyo and in Rome?",  # two zones
+        "what is the sum and the mean of 3 and 4?",  # two operations
+        "list the files in docs/ and notes/",  # two folders for one path
+        "read notes/a.md and tell me its last lines",  # which lines: no count
+        "find the markdown or text files",  # one glob where two are asked
+        "trova i file python e markdown",
+        "read notes/a.md in full",  # a word the binding would drop
+        "delegate to a subagent: find the .md files and count them",
+    ],
+)
+def test_an_incomplete_or_ambiguous_request_gets_no_plan(cold, text):
+    assert cold(text) is None
+
+
+def test_a_tool_outside_the_top_candidates_is_not_bound(cold, cat):
+    others = [n for n in cat.executors if n not in ("read_files", "final_answer")][:6]
+    assert cold("read notes/a.md", *others, "read_files") is None
+
+
+@pytest.mark.django_db
+def test_a_fully_typed_request_is_answered_with_no_model_call(planner_model, workspace):
+    outcome = run_turn(
+        TurnInput(
+            turn_id=str(uuid.uuid4()),
+            session_id=str(uuid.uuid4()),
+            user_id=1,
+            text="read notes/a.md and tell me its last 2 lines",
+            workspace_path=workspace,
+        )
+    )
+    assert (outcome.final_kind, outcome.layer, outcome.text) == ("answer", "engine", "line 3\nline 4")
+    assert outcome.model_calls == 0 and planner_model.requests == []
+    assert outcome.trace["attempts"] == [
+        {
+            "raw": "",
+            "problems_in": [],
+            "cold_path": True,
+            "plan": {
+                "steps": [{"tool": "read_files", "args": {"paths": ["notes/a.md"], "tail_lines": 2}}],
+                "fillers": {},
+                "final_message": "",
+            },
+            "validation": [],
+            "steps": outcome.trace["attempts"][0]["steps"],
+        }
+    ]
+
+
+@pytest.mark.django_db
+def test_a_cold_plan_that_fails_is_recovered_by_the_proposer(planner_model, workspace):
+    planner_model.replies.append(plan(("read_files", {"paths": ["notes/a.md"]})))
+    outcome = run_turn(
+        TurnInput(
+            turn_id=str(uuid.uuid4()),
+            session_id=str(uuid.uuid4()),
+            user_id=1,
+            text="read notes/c.md",
+            workspace_path=workspace,
+        )
+    )
+    assert outcome.model_calls == 1 and outcome.layer == "recovery"
+    first, second = outcome.trace["attempts"]
+    assert first["cold_path"] and first["recovery"]["error_class"] == "not_found"
+    assert "cold_path" not in second

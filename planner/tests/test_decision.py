@@ -1,0 +1,102 @@
+"""The route decision: conversation goes direct, actions on named objects go to the tools, an
+action on nothing named asks. The messages of issue 17's table are here, verbatim."""
+
+import pytest
+
+from planner.candidates import ranking
+from planner.catalog import catalog
+from planner.decision import decide
+from planner.intent import extract
+
+
+def decision(text, workspace=None):
+    intent = extract(text)
+    return decide(text, intent=intent, ranked=ranking(catalog(), text, intent), workspace=workspace)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Say hello in five words.",
+        "Write two sentences about the sea.",
+        "Write a haiku about autumn.",
+        "Translate 'good morning' into Italian.",
+        "Explain in one sentence what a CSV file is.",
+        "Scrivi una frase sul mare.",
+        "Come stai?",
+        "Give me a recipe for pancakes.",
+        "write me an email to my boss asking for Friday off",
+        "summarise: the meeting moved to Tuesday and the budget was approved",
+        "traduci in inglese: il file notes.md non esiste",
+        "what is a .gitignore file for?",
+        "how do I list the files of a folder on linux?",
+        "what does git status do?",
+        "calculate how to be happier",
+    ],
+)
+def test_conversation_goes_direct(text):
+    chosen = decision(text)
+    assert chosen.route == "direct", chosen.to_trace()
+
+
+@pytest.mark.parametrize(
+    ("text", "tool"),
+    [
+        ("read todo.txt", "read_files"),
+        ("leggi notes/a.md", "read_files"),
+        ("how many lines does todo.txt have?", "read_files"),
+        ("append 'call mom' to todo.txt", "write_files"),
+        ("save the text 'buy milk' to todo.txt", "write_files"),
+        ("Write a haiku about autumn to poem.txt", "write_files"),
+        ("list my files", "list_files"),
+        ("elenca i file nella cartella docs", "list_files"),
+        ("how many markdown files do I have?", "find_files"),
+        ("find all *.py files", "find_files"),
+        ("which files mention TODO?", "grep_files"),
+        ("fetch https://example.com", "get_urls"),
+        ("what time is it?", "get_time"),
+        ("che ore sono a Tokyo?", "get_time"),
+        ("what is 17 * 23?", "compute"),
+        ("calculate the mean of 3, 4 and 5", "compute"),
+        ("remember that my favourite colour is green", "memory_add"),
+        ("every morning at 8 summarise my notes", "schedule_recurring"),
+        ("cancel the recurring task 'digest'", "cancel_recurring"),
+        ("run git status", "run_shell"),
+        ("add 'call mom' to my task list", "todo_update"),
+    ],
+)
+def test_an_action_on_a_named_object_goes_to_the_tools_and_names_the_first(text, tool):
+    chosen = decision(text)
+    assert (chosen.route, chosen.tool) == ("tools", tool), chosen.to_trace()
+    assert chosen.sure and chosen.evidence
+
+
+@pytest.mark.parametrize("text", ["delete the file", "save it", "leggilo", "apri il file per favore", "run it"])
+def test_an_action_on_nothing_named_asks_one_short_question(text):
+    chosen = decision(text)
+    assert chosen.route == "ask" and chosen.question.endswith("?"), chosen.to_trace()
+
+
+def test_the_question_says_what_is_missing_in_the_request_language():
+    assert decision("cancellalo").question == "Quale file devo eliminare?"
+    assert decision("delete it").question == "Which file should I delete?"
+    assert decision("read the last line of a file").question == "Which file should I read?"
+    assert decision("save 'buy milk'").question == "Which file should I save it to?"
+    assert decision("write it down").route == "ask"
+
+
+def test_a_plain_word_that_names_a_workspace_file_is_evidence(tmp_path):
+    (tmp_path / "README").write_text("hi")
+    assert decision("show me README", tmp_path).route == "tools"
+    assert decision("show me README").route == "direct"
+
+
+def test_a_dotted_word_in_a_question_about_the_world_is_unsure():
+    chosen = decision("what is package.json?")
+    assert chosen.route == "direct" or not chosen.sure
+
+
+def test_the_trace_gives_route_evidence_and_confidence():
+    trace = decision("read notes/a.md").to_trace()
+    assert trace["route"] == "tools" and trace["evidence"] == ["path notes/a.md"]
+    assert 0 <= trace["confidence"] <= 1

@@ -1,0 +1,45 @@
+"""The pre_fastpath layer (planner.pre_fastpath): greetings, and "what can you do?" answered from
+the real catalog, in English and Italian, with no model."""
+
+import pytest
+
+from planner import pre_fastpath
+from planner.catalog import catalog
+
+
+@pytest.mark.parametrize(
+    "text", ["What can you do?", "what are your capabilities", "How can you help me?", "what tools do you have?"]
+)
+def test_what_can_you_do_is_answered_from_the_catalog(text):
+    answer = pre_fastpath.reply(text)
+    assert answer is not None and answer.startswith("I can answer questions")
+    for executor in catalog().executors.values():
+        if executor.name not in ("final_answer", "scratchpad_read"):
+            assert f"- {executor.name}: " in answer, executor.name
+    assert "Find files whose names match a glob pattern (e.g. *.md), searching subfolders" in answer
+    assert answer.endswith("Type /help for the commands.") and pre_fastpath.lists_capabilities(answer)
+
+
+@pytest.mark.parametrize(
+    "text", ["cosa sai fare?", "Che cosa puoi fare?", "che sai fare", "Quali sono le tue capacità?"]
+)
+def test_its_italian_forms_get_the_italian_answer(text):
+    answer = pre_fastpath.reply(text)
+    assert answer is not None and answer.startswith("Posso rispondere") and "Cercare e leggere:" in answer
+    assert "- read_files: " in answer and answer.endswith("Scrivi /help per i comandi.")
+
+
+def test_the_caller_may_pass_the_slash_commands():
+    answer = pre_fastpath.reply("what can you do?", commands="/help, /model, /cost")
+    assert answer.endswith("Commands: /help, /model, /cost")
+
+
+@pytest.mark.parametrize("text", ["what can you do with notes.csv?", "cosa sai fare con i PDF?", "write a poem"])
+def test_a_request_that_only_starts_like_the_question_is_not_taken(text):
+    assert pre_fastpath.reply(text) is None
+
+
+def test_greetings_still_get_their_reply():
+    assert pre_fastpath.reply("Ciao!") == "Ciao! Cosa posso fare?"
+    assert pre_fastpath.reply("thank you") == "You're welcome."
+    assert not pre_fastpath.lists_capabilities("Hello! What can I do?")
