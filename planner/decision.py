@@ -58,7 +58,9 @@ _TIME = _any(
     r"what date is|what's the date|whats the date|what is the date|date today|day is it|"
     r"che ore|che ora e|che ora e'|che ora sono|che giorno e|che giorno della settimana|che data e|"
     r"la data di oggi|ora attuale|ora esatta|che giorno sara|what day will|quanti ne abbiamo|"
-    r"ore sono a|ora e a|ora a [a-z]|time in [a-z]|in che giorno siamo|che giorno siamo"
+    r"ore sono a|ora e a|ora a [a-z]|time in [a-z]|in che giorno siamo|che giorno siamo|"
+    r"what week|which week|week of the year|week number|settimana dell'anno|che settimana|"
+    r"how many days (?:until|till|to|left)|how long until|quanti giorni mancano|quanto manca a"
 )
 _ARITHMETIC = re.compile(
     r"\d\s*[-+*/x\u00d7\u00f7^]\s*\d|\d\s*%\s*(?:of|di|del|della)\s*\d|"
@@ -93,8 +95,11 @@ _MEMORY = (
                             r"change (?:what you remember|in your memory)|correct your memory|"
                             r"aggiorna (?:la tua memoria|cio che ricordi)|correggi (?:nella|la) (?:tua )?memoria|"
                             r"non e piu vero che|no longer true that")),
-    ("memory_consolidate", _any(r"(?:tidy|clean up|consolidate|compact|reorganize) (?:up )?(?:your |the )?memory|"
-                                r"(?:riordina|pulisci|compatta|consolida|riorganizza) (?:la )?(?:tua )?memoria")),
+    ("memory_consolidate", re.compile(
+        r"\b(?:memory|memoria|remember about me|ricordi di me)\b.*\b(?:tidy|clean|consolidate|compact|"
+        r"reorganize|dedupe|deduplicate|merge|riordina|pulisci|compatta|consolida|riorganizza|unisci)|"
+        r"\b(?:tidy|clean|consolidate|compact|reorganize|dedupe|riordina|pulisci|compatta|consolida|"
+        r"riorganizza)\w*\b.*\b(?:memory|memoria)\b")),
     ("memory_add", _any(r"remember that|remember my|remember i|please remember|keep in mind that|don't forget that|"
                         r"dont forget that|note that i|memorize|ricorda che|ricordati che|ricorda il mio|"
                         r"ricorda la mia|ricordati il|tieni a mente|non dimenticare che|memorizza|segnati che")),
@@ -104,12 +109,16 @@ _TODO = _any(
     r"lista dei compiti|lista delle attivita|elenco delle attivita|lista dei task|i miei compiti|"
     r"mark (?:the )?\w+ (?:task|item) (?:as )?done|segna (?:il|la) \w+ (?:compito|attivita)"
 )
+# Command names that are not also words: a message may start with one ("ls -la", "git log").
 _SHELL_COMMANDS = (
-    r"ls|git|pytest|npm|make|pip|python3?|node|du|df|wc|docker|cargo|uname|whoami|pwd|tree|ps|uptime|"
-    r"free|env|cat|head|tail|echo|yarn|pnpm|go test|go build|ruff|mypy|black|tox"
+    r"ls|git|pytest|npm|pip|pip3|python3?|du|df|wc|docker|cargo|uname|whoami|pwd|uptime|yarn|pnpm|"
+    r"go test|go build|ruff|mypy|tox"
 )
+# Commands that are also words ("make a new file", "free time"): only after run/execute.
+_SHELL_WORDS = r"make|node|tree|ps|free|env|cat|head|tail|echo|black|find|grep|sort|top"
+_RUN = r"\b(?:run|execute|esegui|lancia|launch)\s+(?:the\s+command\s+|il\s+comando\s+)?"
 _SHELL = re.compile(
-    rf"`[^`]+`|(?:^|\b(?:run|execute|esegui|lancia|launch)\s+(?:the\s+command\s+|il\s+comando\s+)?)(?:{_SHELL_COMMANDS})\b|"
+    rf"`[^`]+`|(?:^|{_RUN})(?:{_SHELL_COMMANDS})\b|{_RUN}(?:{_SHELL_WORDS})\b|"
     r"\b(?:run|esegui|lancia|launch|execute)\s+(?:the|i|gli)\s+(?:tests?|test suite|linter|build)\b|"
     r"\b(?:in|nel|from|dal)(?: the| il)? (?:shell|terminal|terminale)\b|\bshell command\b|\bcomando shell\b|"
     r"\bgit (?:log|status|diff|branch|show|stash|blame|remote)\b|\bpip (?:list|freeze|show)\b"
@@ -152,8 +161,8 @@ _POSSESSIVE_FILES = _any(r"my|mine|our|i miei|le mie|il mio|la mia|nostri|nostre
 _GREP = _any(r"mention|mentions|contain|contains|containing|grep|menzion\w*|contien\w*|contengono")
 # Verbs of the file tools, for the first tool the workspace evidence points at.
 _FIRST_FILE_TOOL = (
-    ("write_files", _any(r"write|save|store|append|add to|note down|put|create|scrivi|salva|aggiungi|annota|"
-                         r"metti|crea|accoda|salvalo|salvala|scrivilo|scrivila|inserisci")),
+    ("write_files", _any(r"write|save|store|append|add to|note down|put|create|make (?:a |an )?(?:new )?(?:file|note)|"
+                         r"scrivi|salva|aggiungi|annota|metti|crea|accoda|salvalo|salvala|scrivilo|scrivila|inserisci")),
     ("grep_files", _any(r"mention|mentions|contain|contains|containing|search (?:for|in)|grep|look for|"
                         r"menzion\w*|contien\w*|cerca (?:la parola|il testo|\"|')|cerca .* (?:nei|nel|in)")),
     ("find_files", _any(r"find|locate|how many|count|trova|quanti|quante|conta|individua")),
@@ -237,6 +246,9 @@ def _workspace_evidence(
         elif value.type == "ext" and not definition:
             evidence.append(f"extension {value.text}")
             confidence = max(confidence, 0.8)
+    if _WHICH_FILE.search(folded) and not definition:
+        evidence.append("which file holds something")
+        confidence = max(confidence, 0.85)
     if _GREP.search(folded) and _FILE_NOUN.search(folded) and _SEARCHED.search(extraction.text) and not definition:
         evidence.append("a search inside files")
         confidence = max(confidence, 0.85)
@@ -260,6 +272,8 @@ def _file_tool(folded: str, extraction: P.Extraction, ranked: list[Candidate]) -
         match = pattern.search(folded)
         if match and (first_verb is None or match.start() < first_verb[1]):
             first_verb = (tool, match.start())
+    if _WHICH_FILE.search(folded):
+        return "grep_files"
     if (
         first_verb is not None
         and first_verb[0] != "write_files"
@@ -311,6 +325,12 @@ _FOLDER = re.compile(
 # Searching inside files needs something to search for: a quoted term, a code-like word, "the word X".
 _SEARCHED = re.compile(
     r"'[^']+'|\"[^\"]+\"|«[^»]+»|\b[A-Z]{2,}\b|\b(?:the word|the text|la parola|il testo|the string)\b"
+)
+# Where in the user's files something is: "which file defines the class Invoice?".
+_WHICH_FILE = _any(
+    r"(?:which|what|in which|in what) files? (?:defines?|declares?|contains?|has|have|mentions?|uses?|holds?)|"
+    r"where is .{1,40} (?:defined|declared)|(?:in )?quale file (?:del progetto )?(?:e|contiene|definisce|usa|ha)|"
+    r"in quali file|dove e (?:definit|dichiarat)\w*"
 )
 _FILE_NOUN = _any(r"files?|notes|documents|documenti|note|my code|il codice|the code|lines|righe")
 
