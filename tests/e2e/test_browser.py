@@ -20,7 +20,7 @@ pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SHOTS = ROOT / "docs" / "img"
 TODO_SEED = """
-- request: plan the release tasks
+- request: "put these in my task list: write the changelog, tag the release, announce it"
   plan:
     steps:
       - tool: todo_update
@@ -111,7 +111,7 @@ def test_a_person_chats_in_the_browser(live_stack, alice, monkeypatch):
         assert (folder / "todo.txt").read_text() == "buy milk", "a denied write changes nothing"
 
         # 7. The task list beside the chat.
-        send("plan the release tasks")
+        send("put these in my task list: write the changelog, tag the release, announce it")
         expect(page.locator("#todo-list li")).to_have_count(3)
         expect(page.locator("#todo-list li.in_progress")).to_have_text("tag the release")
         page.screenshot(path=str(SHOTS / "chat-todos.png"))
