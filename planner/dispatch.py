@@ -109,6 +109,10 @@ def with_answered_request(inp: TurnInput) -> TurnInput:
     stopped: the engine plans for the request and the answer together."""
     if not inp.answers or not inp.answers.get("request"):
         return inp
+    own = extract(inp.text).verbs
+    if own and not set(own) & set(extract(inp.answers["request"]).verbs):
+        # "read todo.txt" after "Which file should I delete?" is a new request, not the answer.
+        return replace(inp, answers=None)
     return replace(inp, text=f"{inp.answers['request'].rstrip()} {inp.text.strip()}")
 
 

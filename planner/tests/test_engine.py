@@ -319,3 +319,11 @@ def test_a_react_turn_keeps_its_steps_in_the_trace(planner_model, workspace):
                                  workspace_path=workspace, mode="react"))  # fmt: skip
     assert (outcome.final_kind, outcome.layer) == ("answer", "react")
     assert traced(turn_id) == ([(1, "done"), (2, "failed")], [("read_files", False), ("read_files", True)])
+
+
+def test_a_new_request_after_a_question_is_not_taken_as_its_answer(planner_model, workspace):
+    waiting, _ = turn(workspace, "delete the file")
+    assert waiting.final_kind == "ask"
+    outcome, _ = turn(workspace, "read notes/a.md", answers={**waiting.pending, "turn_id": "t-waiting"})
+    assert outcome.final_kind == "answer" and "line 4" in outcome.text
+    assert "resumed_from" not in outcome.trace
