@@ -20,7 +20,7 @@ from django.conf import settings
 from core.clock import now
 from core.events import bus
 from core.ir import ChatRequest, Message, SystemPrompt, Usage
-from planner import coldpath, llm, proposer, recovery, terminator
+from planner import coldpath, facts, llm, proposer, recovery, terminator
 from planner.catalog import Catalog, Executor
 from planner.execution import Execution, StepRecord, execute
 from planner.executors.base import ExecContext
@@ -127,7 +127,9 @@ def run(
         return outcome("answer", end.message, "terminator")
 
     # A request that types its tool's every argument gets its plan with no model call.
-    cold = coldpath.plan_for(inp.text, candidates=allowed, workspace=inp.workspace_path)
+    cold = coldpath.plan_for(inp.text, candidates=allowed, workspace=inp.workspace_path) or facts.plan_for(
+        inp.text, tools={c.name for c in allowed}
+    )
     for attempt in range(2):  # the first proposal and at most one re-proposal
         if attempt == 0 and cold is not None:
             plan, record = cold, {"raw": "", "problems_in": [], "cold_path": True}

@@ -90,6 +90,10 @@ def test_a_first_conversation_is_answered_in_words_and_writes_only_named_files(l
         done = converse(ws, "list my files")
         assert "todo.txt" in done["text"], done
 
+        done = converse(ws, "remember that my favourite colour is green")
+        assert done["final_kind"] == "answer" and "USER.md" in done["text"], done
+        assert "green" in (workspace / ".metnos" / "USER.md").read_text()
+
         done = converse(ws, "delete the file")
         assert (done["final_kind"], done["layer"]) == ("ask", "decision"), done
 
