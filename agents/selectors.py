@@ -8,6 +8,7 @@ from django.db.models import Prefetch, Q, QuerySet
 
 from agents.models import ChatSession, Message, Turn, Workspace, WorkspaceMember
 from core.ir import Message as IRMessage
+from core.ir import ToolResultBlock, ToolUseBlock
 from core.models import TraceEvent
 
 
@@ -126,15 +127,44 @@ def turn_list(*, session: ChatSession) -> QuerySet[Turn]:
     )
 
 
+# Layers whose answer may be the model's own words (when no tool ran). Any other layer's answer was
+# written by tools or by the terminator (memory, a fork, a dead end).
+SPOKEN_LAYERS = frozenset({"direct", "pre_fastpath", "decision", "engine", "recovery", "react"})
+
+
 def turn_history(*, turn: Turn, limit: int) -> tuple[IRMessage, ...]:
-    """The canonical messages of the last `limit` answered turns before `turn`."""
-    previous = list(
+    """The canonical messages of the last `limit` answered turns before `turn`. A turn whose
+    answer came from tools, or from the terminator, is carried as what it was: the tools it called
+    (tool_use) and its answer as their result (tool_result, an error for a dead end), never as words
+    the assistant said, which a small model copies as a template ("0 result(s):")."""
+    layers = dict(
         Turn.objects.filter(session_id=turn.session_id, created_at__lt=turn.created_at, final_kind="answer")
         .order_by("-created_at")
-        .values_list("id", flat=True)[:limit]
+        .values_list("id", "layer")[:limit]
     )
-    rows = Message.objects.filter(turn_id__in=previous).order_by("created_at").values("role", "blocks")
-    return tuple(IRMessage.from_dict(row) for row in rows)
+    calls: dict = {}
+    events = TraceEvent.objects.filter(turn_id__in=layers, type="tool.called").order_by("ts")
+    for turn_id, payload in events.values_list("turn_id", "payload"):
+        calls.setdefault(turn_id, []).append(payload)
+    history: list[IRMessage] = []
+    rows = Message.objects.filter(turn_id__in=layers).order_by("created_at").values("turn_id", "role", "blocks")
+    for row in rows:
+        message = IRMessage.from_dict(row)
+        used = calls.get(row["turn_id"], [])
+        if row["role"] == "assistant" and (used or layers[row["turn_id"]] not in SPOKEN_LAYERS):
+            history += _tool_exchange(row["turn_id"], used, message.text_content, layers[row["turn_id"]])
+        else:
+            history.append(message)
+    return tuple(history)
+
+
+def _tool_exchange(turn_id, used: list[dict], answer: str, layer: str) -> list[IRMessage]:
+    """A tool-made answer as a tool exchange; with no tool known (a plan rejected before it ran),
+    the result alone."""
+    uses = tuple(ToolUseBlock(id=f"{turn_id}-{n}", name=c.get("tool", ""), input={}) for n, c in enumerate(used, 1))
+    failed = layer == "terminator" or (bool(used) and not used[-1].get("ok", True))
+    result = ToolResultBlock(tool_use_id=uses[-1].id if uses else f"{turn_id}-0", content=answer, is_error=failed)
+    return ([IRMessage("assistant", uses)] if uses else []) + [IRMessage("user", (result,))]
 
 
 def turn_for_user(*, turn_id, user: AbstractBaseUser) -> Turn | None:

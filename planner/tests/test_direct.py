@@ -1,14 +1,17 @@
 """Direct mode (planner.direct): one streamed model call answers; what is stored is the model's
-words with the HTML entities a small model writes decoded, while the deltas went out as written."""
+words with the HTML entities a small model writes decoded, while the deltas went out as written.
+The history it sees holds no tool exchange: an earlier tool result is a note on the user's side."""
 
 import json
 import uuid
 
 import pytest
 
+from core.ir import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from planner import direct
 from planner.turn import Sink, TurnInput
 from routing.chain import RouteDecision
+from routing.providers.local import LocalLlamaAdapter
 from routing.registry import resolve
 from tests.loopback import Reply
 
@@ -32,3 +35,79 @@ def test_the_stored_answer_has_the_models_html_entities_decoded(planner_model):
     assert (outcome.final_kind, outcome.layer) == ("answer", "direct")
     assert outcome.text == "What's up? Fish & chips."
     assert "".join(deltas) == "What&#39;s up? Fish &amp; chips.", "the stream is relayed as it came"
+
+
+def tool_exchange(request: str, result: str, *, tool: str = "list_files", failed: bool = False) -> tuple[Message, ...]:
+    """An earlier turn that tools answered, as agents.selectors.turn_history carries it."""
+    use = ToolUseBlock(id="t1-1", name=tool, input={})
+    return (
+        Message.text("user", request),
+        Message("assistant", (use,)),
+        Message("user", (ToolResultBlock(tool_use_id=use.id, content=result, is_error=failed),)),
+    )
+
+
+def chat(request: str, said: str) -> tuple[Message, ...]:
+    return Message.text("user", request), Message.text("assistant", said)
+
+
+def test_a_tool_result_in_the_history_reaches_the_direct_call_as_a_note_on_the_users_side():
+    history = (*chat("hi", "Hello!"), *tool_exchange("list my files", "3 result(s):\n- a.md\n- b.md\n- c.md"))
+    messages = direct.conversation(history, "Which one is newest?", local=False)
+    assert [m.role for m in messages] == ["user", "assistant", "user"]
+    assert messages[1].text_content == "Hello!", "a plain exchange stays as it was"
+    assert messages[2].text_content == (
+        '[Earlier: "list my files" was done with list_files; the result (4 lines) was shown:\n'
+        "3 result(s):\n- a.md\n- b.md\n- c.md]\n\nWhich one is newest?"
+    )
+    assert all(isinstance(b, TextBlock) for m in messages for b in m.blocks), "no tool blocks in a call with no tools"
+
+
+def test_a_local_model_sees_no_tool_exchange_at_all():
+    history = (*chat("hi", "Hello!"), *tool_exchange("list my files", "3 result(s):\n- a.md\n- b.md\n- c.md"))
+    messages = direct.conversation(history, "Give me a recipe for pancakes.", local=True)
+    assert [(m.role, m.text_content) for m in messages] == [
+        ("user", "hi"),
+        ("assistant", "Hello!"),
+        ("user", "Give me a recipe for pancakes."),
+    ]
+
+
+def test_an_error_text_in_the_history_is_never_fed_back_as_the_assistants_words():
+    dead_end = "I could not do this: This touches something outside your workspace (step 1 failed)."
+    history = tool_exchange("write hi to /etc/hosts", dead_end, tool="write_files", failed=True)
+    [local] = direct.conversation(history, "Come stai?", local=True)
+    assert (local.role, local.text_content) == ("user", "Come stai?")
+    # A capable model is told, as a note on the user's side, so that it can explain when asked.
+    [note] = direct.conversation(history, "why?", local=False)
+    assert note.role == "user"
+    assert note.text_content == (
+        f'[Earlier: "write hi to /etc/hosts" could not be done with write_files. Reason given: {dead_end}]\n\nwhy?'
+    )
+
+
+def test_a_local_model_sees_only_the_last_few_exchanges():
+    history = tuple(m for n in range(6) for m in chat(f"question {n}", f"answer {n}"))
+    local = direct.conversation(history, "and now?", local=True)
+    assert [m.text_content for m in local[:-1]] == [t for n in range(3, 6) for t in (f"question {n}", f"answer {n}")]
+    assert len(direct.conversation(history, "and now?", local=False)) == 13
+
+
+def test_a_local_model_gets_the_small_model_prompt_and_sampling_on_the_wire(settings):
+    settings.METNOS_LOCAL_SYSTEM_PROMPT = "Be brief."
+    model = resolve("local-fast")
+    inp = TurnInput(turn_id="t", session_id="s", user_id=1, text="Ciao!", history=chat("hi", "Hello!"))
+    request = direct.request_for(inp, model)
+    assert request.system.stable == "Be brief."
+    body = LocalLlamaAdapter(base_url=model.base_url).to_wire(request)
+    assert body["temperature"] == direct.LOCAL_SAMPLING["temperature"]
+    assert body["repeat_penalty"] == direct.LOCAL_SAMPLING["repeat_penalty"]
+    assert "\nUser:" in body["stop"]
+    assert [m["role"] for m in body["messages"]] == ["system", "user", "assistant", "user"]
+
+
+def test_a_cloud_model_keeps_the_general_prompt_and_its_own_temperature(planner_model, settings):
+    model = resolve("scripted")
+    request = direct.request_for(TurnInput(turn_id="t", session_id="s", user_id=1, text="Hi"), model)
+    assert request.system.stable == settings.METNOS_SYSTEM_PROMPT
+    assert (request.temperature, request.metadata) == (None, {})

@@ -9,6 +9,12 @@ from typing import Any
 from core.ir import ChatRequest, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from routing.providers.openai_compat import OpenAICompatAdapter
 
+# What llama_cpp.server takes beside the OpenAI fields and passes on with its chatml-function-calling
+# format (which drops logit_bias and seed).
+SAMPLING_KEYS = frozenset(
+    {"top_p", "top_k", "min_p", "repeat_penalty", "presence_penalty", "frequency_penalty", "stop"}
+)
+
 
 def _chatml(role: str, content: str) -> str:
     return f"<|im_start|>{role}\n{content}<|im_end|>\n"
@@ -31,6 +37,14 @@ class LocalLlamaAdapter(OpenAICompatAdapter):
                 parts.append(f"[tool {status} {block.tool_use_id}] {block.content}")
         role = "assistant" if message.role == "assistant" else "user"
         return [{"role": role, "content": "\n".join(parts)}]
+
+    def to_wire(self, request: ChatRequest) -> dict[str, Any]:
+        """Also llama.cpp's own sampling parameters, when the caller sets them
+        (request.metadata["sampling"]); unknown keys are dropped."""
+        body = super().to_wire(request)
+        sampling = request.metadata.get("sampling") or {}
+        body.update({k: v for k, v in sampling.items() if k in SAMPLING_KEYS})
+        return body
 
     def count_tokens(self, text: str) -> int:
         data = self._post_json("/extras/tokenize/count", {"input": text})
