@@ -124,7 +124,7 @@ _SHELL = re.compile(
     r"\bgit (?:log|status|diff|branch|show|stash|blame|remote)\b|\bpip (?:list|freeze|show)\b"
 )
 _SUBAGENT = _any(r"sub-?agents?|sottoagente|sotto-agente|sub agente|sub-agente|delegate|delega(?:re)?")
-_SKILL = re.compile(r"\bskills?\b.*|\b(?:load|use|carica|usa|apri)\b.*\bskill\b")
+_SKILL = re.compile(r"\bskills?\b")
 _WEB = _any(r"on the web|the web for|sul web|in rete|online|su internet|on the internet|on wikipedia|su wikipedia")
 # An action on something the request does not name: "delete the file", "leggilo", "save it".
 _ACTIONS = _any(
@@ -170,15 +170,24 @@ _FIRST_FILE_TOOL = (
 )  # fmt: skip
 
 
-def decide(text: str, *, intent: Intent, ranked: list[Candidate], workspace: Path | None = None) -> Decision:
-    """The route for one message, with the evidence for it and how sure it is."""
+def decide(
+    text: str,
+    *,
+    intent: Intent,
+    ranked: list[Candidate],
+    workspace: Path | None = None,
+    extraction: P.Extraction | None = None,
+) -> Decision:
+    """The route for one message, with the evidence for it and how sure it is. `extraction`: the
+    request's typed values when the caller has them already (plan memory's probe)."""
     folded = fold(text).strip()
     inline = _INLINE.match(folded)
     if inline is not None:
         # Text given inline ("summarise: …", "traduci: …"): what follows the colon is the data, so
         # only the words before it can name an object to act on.
         text = folded = inline.group(1)
-    extraction = P.extract(text, workspace)
+        extraction = None
+    extraction = extraction or P.extract(text, workspace)
     own = _own_object(folded, extraction)
     if own is not None:
         tool, evidence, confidence = own
@@ -201,7 +210,7 @@ def _own_object(folded: str, extraction: P.Extraction) -> tuple[str, str, float]
         return "get_urls", "a URL", 1.0
     if _SUBAGENT.search(folded):
         return "run_task", "a subagent", 0.9
-    if "skill" in folded and _SKILL.search(folded) and not _DEFINITION.search(folded):
+    if _SKILL.search(folded) and not _DEFINITION.search(folded):
         return "skill_load", "a skill", 0.8
     if _RECURRING.search(folded):
         tool = next((name for name, pattern in _RECURRING_VERBS if pattern.search(folded)), "list_recurring")
@@ -292,8 +301,8 @@ def _file_tool(folded: str, extraction: P.Extraction, ranked: list[Candidate]) -
         return tool
     if types & {"glob", "ext"}:
         return "find_files"
-    if object_kinds.derived(folded) and "path" not in types:
-        derived = object_kinds.derived(folded)
+    derived = object_kinds.derived(folded)
+    if derived and "path" not in types:
         return "list_files" if derived[0].kind == "root" else "find_files"
     if "path" in types:
         folder = next((v for v in extraction.values if v.type == "path"), None)

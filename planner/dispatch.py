@@ -63,10 +63,12 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
 
     intent = extract(inp.text)
     ranked = ranking(cat, inp.text, intent)
-    turn.decision = choice = decide(inp.text, intent=intent, ranked=ranked, workspace=inp.workspace_path)
+    turn.probe = memory.Probe.of(inp.text, inp.workspace_path, inp.user_id)
+    turn.decision = choice = decide(
+        inp.text, intent=intent, ranked=ranked, workspace=inp.workspace_path, extraction=turn.probe.extraction
+    )
     if choice.route == "ask":
         return _finish(turn, _ask(inp, choice))
-    turn.probe = memory.Probe.of(inp.text, inp.workspace_path, inp.user_id)
     use_memory = _uses_memory(inp) and choice.route == "tools" and choice.sure
     failed_recall = None
     if use_memory:
