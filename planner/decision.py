@@ -17,11 +17,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from planner import object_kinds
+from planner import missing, object_kinds
 from planner import params as P
 from planner.intent import Intent
 from planner.prefilter import Candidate
-from planner.text import fold, language
+from planner.text import fold
 
 # At or above this, the decision is sure; below it, only a model that calls tools natively may
 # overrule `direct`.
@@ -60,7 +60,9 @@ _TIME = _any(
     r"la data di oggi|ora attuale|ora esatta|che giorno sara|what day will|quanti ne abbiamo|"
     r"ore sono a|ora e a|ora a [a-z]|time in [a-z]|in che giorno siamo|che giorno siamo|"
     r"what week|which week|week of the year|week number|settimana dell'anno|che settimana|"
-    r"how many days (?:until|till|to|left)|how long until|quanti giorni mancano|quanto manca a"
+    r"how many days (?:are )?(?:left )?(?:until|till|to|before)|how long until|quanti giorni mancano|quanto manca a|"
+    r"what month (?:is it|are we in)|which month (?:is it|are we in)|what year is it|what year are we in|"
+    r"che mese e oggi|(?:in )?che mese siamo|(?:in )?che anno siamo"
 )
 _ARITHMETIC = re.compile(
     r"\d\s*[-+*/x\u00d7\u00f7^]\s*\d|\d\s*%\s*(?:of|di|del|della)\s*\d|"
@@ -107,7 +109,8 @@ _MEMORY = (
 _TODO = _any(
     r"task list|todo list|to-do list|to do list|todos|my to-dos|my tasks|the tasks|lista delle cose da fare|"
     r"lista dei compiti|lista delle attivita|elenco delle attivita|lista dei task|i miei compiti|"
-    r"mark (?:the )?\w+ (?:task|item) (?:as )?done|segna (?:il|la) \w+ (?:compito|attivita)"
+    r"mark (?:the )?\w+ (?:task|item) (?:as )?done|segna (?:il|la) \w+ (?:compito|attivita)|"
+    r"(?:mark|check off|segna|spunta)\b.{0,40}\b(?:as )?(?:done|complete|completed|fatt[oa]|completat[oa]|finit[oa])"
 )
 # Command names that are not also words: a message may start with one ("ls -la", "git log").
 _SHELL_COMMANDS = (
@@ -126,46 +129,35 @@ _SHELL = re.compile(
 _SUBAGENT = _any(r"sub-?agents?|sottoagente|sotto-agente|sub agente|sub-agente|delegate|delega(?:re)?")
 _SKILL = re.compile(r"\bskills?\b")
 _WEB = _any(r"on the web|the web for|sul web|in rete|online|su internet|on the internet|on wikipedia|su wikipedia")
-# An action on something the request does not name: "delete the file", "leggilo", "save it".
-_ACTIONS = _any(
-    r"read|open|show|delete|remove|erase|save|store|append|write|move|rename|run|execute|copy|send|edit|"
-    r"leggi|apri|mostra|cancella|elimina|rimuovi|salva|aggiungi|scrivi|sposta|rinomina|esegui|lancia|copia|"
-    r"invia|modifica|do the same|fai lo stesso|fallo|falla"
-)
-_MISSING_OBJECT = _any(
-    r"it|that|this|them|those|these|the file|that file|this file|the document|the folder|the other one|"
-    r"this line|that line|the line|lo|la|li|le|quel file|questo file|il file|la cartella|il documento|"
-    r"quella riga|questa riga|la riga|quell'altro|quell altro|l'altro|l altro|quello|questo"
-)
-_CLITIC_ACTION = re.compile(
-    r"^(?:leggi|apri|mostra|cancella|elimina|rimuovi|salva|scrivi|sposta|rinomina|esegui|lancia|copia|invia|"
-    r"modifica|aggiungi|manda)(?:lo|la|li|le|melo|mela|ne)\b"
-)
-# Right after the action: "save it", "delete the file", "do the same for the other one".
-_MISSING_AFTER = re.compile(
-    rf"\s*(?:(?:me|mi|for|per|anche per|with|con|to|a)\s+)?(?:{_MISSING_OBJECT.pattern})"
-    r"(?:\s+(?:down|up|out|away|again|di nuovo|ancora))?"
-    r"\s*(?:,?\s*(?:please|per favore|grazie|thanks|pls))?\s*[.!?]*\s*$"
-)
 # A question about what something is, not about the user's copy of it: "what is a CSV file?".
 _DEFINITION = _any(
     r"what is an?|what's an?|whats an?|what are|what does|explain|how does|how do|why do|why does|difference between|"
     r"cos'e|cos e|cosa e|che cos'e|che cosa e|cosa sono|spiega|spiegami|come funziona|come funzionano|differenza tra|"
     r"a cosa serve|what is the purpose|what.s the purpose|what is .* used for|what does .* do|cosa fa|che cosa fa|"
-    r"how to|how do i|how do you|how can i|come si|come posso|come faccio"
+    r"how to|how do i|how do you|how can i|come si|come posso|come faccio|"
+    r"(?:a|the) (?:good|best|better) way to|how should i|tips (?:for|on)|"
+    r"il modo migliore|come dovrei|consigli (?:su|per)"
     r"|^(?:what is|what's|whats|cos'e|cos e|che cos'e|cosa e)\s+(?:an? |the |il |lo |la |l')?\S+\s*\??$"
 )
 # Text given inline to work on: "summarise: …", "traduci: …". What follows the colon is the data.
 _INLINE = re.compile(r"^([^:\n]{0,60}):\s+\S")
 _POSSESSIVE_FILES = _any(r"my|mine|our|i miei|le mie|il mio|la mia|nostri|nostre|in the workspace|nel workspace")
-_GREP = _any(r"mention|mentions|contain|contains|containing|grep|menzion\w*|contien\w*|contengono")
+_GREP = _any(
+    r"mention|mentions|contain|contains|containing|grep|menzion\w*|contien\w*|contengono|"
+    r"talks? about|speaks? about|refers? to|parla(?:no)? di|cita(?:no)?|nomina(?:no)?"
+)
 # Verbs of the file tools, for the first tool the workspace evidence points at.
 _FIRST_FILE_TOOL = (
-    ("write_files", _any(r"write|save|store|append|add to|note down|put|create|make (?:a |an )?(?:new )?(?:file|note)|"
+    ("write_files", _any(r"write|save|store|append|add|note down|put|create|overwrite|"
+                         r"make (?:a |an )?(?:new )?(?:file|note)|"
                          r"scrivi|salva|aggiungi|annota|metti|crea|accoda|salvalo|salvala|scrivilo|scrivila|inserisci")),
     ("grep_files", _any(r"mention|mentions|contain|contains|containing|search (?:for|in)|grep|look for|"
+                        r"talks? about|parla(?:no)? di|"
                         r"menzion\w*|contien\w*|cerca (?:la parola|il testo|\"|')|cerca .* (?:nei|nel|in)")),
-    ("find_files", _any(r"find|locate|how many|count|trova|quanti|quante|conta|individua")),
+    ("find_files", _any(r"find|locate|how many|count|trova|quanti|quante|conta|individua|where is|where's|"
+                        r"dov'e|dov e|dove e|dove si trova|dove sta|where did|where has|end(?:ed)? up|finit[oa]|"
+                        r"files? (?:named|called)|"
+                        r"file (?:chiamat\w+|di nome)")),
     ("list_files", _any(r"list|ls|what files|which files|elenca|lista|quali file|che file|contents of the folder")),
 )  # fmt: skip
 
@@ -196,8 +188,8 @@ def decide(
     if found:
         evidence, confidence = found
         return Decision("tools", tuple(evidence), confidence, _file_tool(folded, extraction, ranked))
-    if _missing_object(folded):
-        return Decision("ask", ("action without an object",), 0.8, question=_question(text))
+    if missing.missing_object(folded) and not _DEFINITION.search(folded):  # not "how do I rename a file?"
+        return Decision("ask", ("action without an object",), 0.8, question=missing.question(text))
     if _WEB.search(folded) and not _DEFINITION.search(folded):
         return Decision("direct", ("the web, without an address",), 0.5)
     return Decision("direct", ("no workspace object or tool object named",), 0.9)
@@ -205,9 +197,13 @@ def decide(
 
 def _own_object(folded: str, extraction: P.Extraction) -> tuple[str, str, float] | None:
     """A tool's own object: (tool, evidence, confidence), or None."""
+    if _SCHEDULE.search(folded) and not _DEFINITION.search(folded):
+        return "schedule_recurring", "a schedule", 0.9  # "every day at 7 fetch https://…": the schedule comes first
     types = {v.type for v in extraction.values}
     if "url" in types:
         return "get_urls", "a URL", 1.0
+    if any(v.type == "path" and object_kinds.is_web_address(v.text) for v in extraction.values):
+        return "get_urls", "a web address", 0.9
     if _SUBAGENT.search(folded):
         return "run_task", "a subagent", 0.9
     if _SKILL.search(folded) and not _DEFINITION.search(folded):
@@ -215,8 +211,6 @@ def _own_object(folded: str, extraction: P.Extraction) -> tuple[str, str, float]
     if _RECURRING.search(folded):
         tool = next((name for name, pattern in _RECURRING_VERBS if pattern.search(folded)), "list_recurring")
         return tool, "recurring tasks", 0.9
-    if _SCHEDULE.search(folded) and not _DEFINITION.search(folded):
-        return "schedule_recurring", "a schedule", 0.9
     for tool, pattern in _MEMORY:
         if pattern.search(folded):
             return tool, "the agent's memory", 0.9
@@ -266,7 +260,7 @@ def _workspace_evidence(
         evidence.append(f"folder {folder.group(1) or folder.group(2)}")
         confidence = max(confidence, 0.85)
     for item in object_kinds.derived(folded):
-        if item.kind == "root" or not definition or _POSSESSIVE_FILES.search(folded):
+        if not definition or (item.kind != "root" and _POSSESSIVE_FILES.search(folded)):
             evidence.append(f"{item.kind} {item.phrase}")
             confidence = max(confidence, 0.9 if item.kind == "root" else 0.85)
     return (evidence, confidence) if evidence else None
@@ -293,6 +287,8 @@ def _file_tool(folded: str, extraction: P.Extraction, ranked: list[Candidate]) -
     if first_verb is not None:
         tool = first_verb[0]
         if tool == "grep_files" and not _SEARCHED.search(original):
+            if {"glob", "ext"} & types:
+                return "find_files"  # "look for any files named *backup*": names, not contents
             tool = "list_files" if _FOLDER.search(folded) or "/" in folded else "read_files"
         if tool == "find_files" and "path" in types and not ({"glob", "ext"} & types) and _LINES.search(folded):
             return "read_files"  # "how many lines does todo.txt have": a count of what reading gives
@@ -313,7 +309,7 @@ def _file_tool(folded: str, extraction: P.Extraction, ranked: list[Candidate]) -
     return files[0] if files else (ranked[0].name if ranked else None)
 
 
-_LINES = _any(r"lines?|righe|riga")
+_LINES = _any(r"lines?|righe|riga|words?|parole|characters|caratteri")
 
 
 def _exists(workspace: Path, name: str) -> bool:
@@ -333,62 +329,17 @@ _FOLDER = re.compile(
 )
 # Searching inside files needs something to search for: a quoted term, a code-like word, "the word X".
 _SEARCHED = re.compile(
-    r"'[^']+'|\"[^\"]+\"|«[^»]+»|\b[A-Z]{2,}\b|\b(?:the word|the text|la parola|il testo|the string)\b"
+    r"'[^']+'|\"[^\"]+\"|«[^»]+»|\b[A-Z]{2,}\b|\b(?:the word|the text|la parola|il testo|the string)\b|"
+    r"(?<=\s)[A-Z][a-z]+\b|\b\d{3,}\b"
 )
 # Where in the user's files something is: "which file defines the class Invoice?".
 _WHICH_FILE = _any(
     r"(?:which|what|in which|in what) files? (?:defines?|declares?|contains?|has|have|mentions?|uses?|holds?)|"
-    r"where is .{1,40} (?:defined|declared)|(?:in )?quale file (?:del progetto )?(?:e|contiene|definisce|usa|ha)|"
+    r"where (?:in (?:the|my) code )?is .{1,40} (?:defined|declared|called|used)|"
+    r"(?:where|dove) .{0,30}\b(?:function|funzione|class|classe|method|metodo) [a-z_][\w.]*.{0,30}"
+    r"\b(?:defined|declared|called|used|definit\w*|dichiarat\w*|chiamat\w*|usat\w*)|"
+    r"dove (?:viene|e|sono|vengono) (?:definit|dichiarat|chiamat|usat)\w* (?:la |il |l')?"
+    r"(?:funzione|classe|metodo|variabile)|(?:in )?quale file (?:del progetto )?(?:e|contiene|definisce|usa|ha)|"
     r"in quali file|dove e (?:definit|dichiarat)\w*"
 )
-_FILE_NOUN = _any(r"files?|notes|documents|documenti|note|my code|il codice|the code|lines|righe")
-
-
-def _missing_object(folded: str) -> bool:
-    """An action on something the request does not name (and no earlier turn is at hand here:
-    the follow-up layer resolves "save that" from the session before this decision): "delete
-    it", «leggilo», "read the last line of a file", "save 'buy milk'" (saved where?)."""
-    tokens = folded.split()
-    if not tokens or len(tokens) > 10:
-        return False
-    if _CLITIC_ACTION.search(folded):
-        return True
-    action = _ACTIONS.search(folded)
-    if action is None:
-        return False
-    return bool(
-        _MISSING_AFTER.match(folded[action.end() :])
-        or _GENERIC_TARGET.search(folded[action.end() :])
-        or (_STORE.match(folded) and len(tokens) <= 6)
-    )
-
-
-# A file the request speaks of without naming it.
-_GENERIC_TARGET = _any(
-    r"(?:a|the|that|this|some|one|un|uno|il|quel|questo|del|dal|nel|in un) "
-    r"(?:file|document|documento|folder|cartella|text file|file di testo)"
-)
-# A request to keep something, with nowhere named to keep it.
-_STORE = re.compile(r"^(?:please |per favore )?(?:save|store|append|salva|accoda|annota|note down|write down)\b")
-# The question, by what the request wants done: (pattern, English, Italian).
-_QUESTIONS = (
-    (_any(r"save|store|append|write|salva|scrivi|accoda|annota|aggiungi|salvalo|salvala|scrivilo"),
-     "Which file should I save it to?", "In quale file devo salvarlo?"),
-    (_any(r"delete|remove|erase|cancella|elimina|rimuovi|cancellalo|eliminalo"),
-     "Which file should I delete?", "Quale file devo eliminare?"),
-    (_any(r"run|execute|esegui|lancia|eseguilo|lancialo"),
-     "Which command should I run?", "Quale comando devo eseguire?"),
-    (_any(r"move|rename|sposta|rinomina|spostalo"),
-     "Which file should I move, and where?", "Quale file devo spostare, e dove?"),
-    (_any(r"read|open|show|leggi|apri|mostra|leggilo|aprilo|mostramelo"),
-     "Which file should I read?", "Quale file devo leggere?"),
-)  # fmt: skip
-
-
-def _question(text: str) -> str:
-    folded = fold(text)
-    italian = language(text) == "it"
-    for pattern, english, italian_question in _QUESTIONS:
-        if pattern.search(folded):
-            return italian_question if italian else english
-    return "A quale file o elemento ti riferisci?" if italian else "Which file or item do you mean?"
+_FILE_NOUN = _any(r"files?|notes|documents|documenti|note|appunti|my code|il codice|the code|lines|righe")

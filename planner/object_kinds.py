@@ -31,6 +31,7 @@ class _Kinds:
     root: str
     root_phrases: tuple[str, ...]
     extensions: frozenset[str]
+    web_domains: frozenset[str]
 
 
 @lru_cache(maxsize=1)
@@ -43,6 +44,7 @@ def _kinds() -> _Kinds:
         root=data["root"],
         root_phrases=tuple(fold(p) for p in data["root_phrases"]),
         extensions=frozenset(fold(e) for e in data["file_extensions"]),
+        web_domains=frozenset(data["web_domains"]),
     )
 
 
@@ -83,3 +85,12 @@ def derived_values(text: str) -> set[str]:
 
 def is_file_extension(ext: str) -> bool:
     return fold(ext.lstrip(".")) in _kinds().extensions
+
+
+def is_web_address(name: str) -> bool:
+    """A host, or a page on one, written without a scheme: "example.com/privacy", "www.ansa.it"."""
+    host = fold(name).split("/", 1)[0]
+    labels = host.split(".")
+    if len(labels) < 2 or not all(re.fullmatch(r"[a-z0-9-]+", label) for label in labels):
+        return False
+    return labels[0] == "www" or labels[-1] in _kinds().web_domains

@@ -32,6 +32,9 @@ def decision(text, workspace=None):
         "how do I list the files of a folder on linux?",
         "what does git status do?",
         "calculate how to be happier",
+        "what's the best way to tidy up my notes?",
+        "in che mese è nato Leopardi?",
+        "how do I rename a file in bash?",
     ],
 )
 def test_conversation_goes_direct(text):
@@ -63,6 +66,16 @@ def test_conversation_goes_direct(text):
         ("cancel the recurring task 'digest'", "cancel_recurring"),
         ("run git status", "run_shell"),
         ("add 'call mom' to my task list", "todo_update"),
+        ("segna come fatto il compito 'pagare la bolletta'", "todo_update"),
+        ("each monday at 9 fetch https://example.com/news", "schedule_recurring"),
+        ("what does example.net/terms say?", "get_urls"),
+        ("how many words does report.md have?", "read_files"),
+        ("add 'pay rent' at the bottom of chores.txt", "write_files"),
+        ("where did plan.xlsx end up?", "find_files"),
+        ("search my files named *draft* please", "find_files"),
+        ("quali appunti parlano di Lucia?", "grep_files"),
+        ("dove viene usata la funzione somma_righe nel codice?", "grep_files"),
+        ("what month are we in?", "get_time"),
     ],
 )
 def test_an_action_on_a_named_object_goes_to_the_tools_and_names_the_first(text, tool):
@@ -71,7 +84,21 @@ def test_an_action_on_a_named_object_goes_to_the_tools_and_names_the_first(text,
     assert chosen.sure and chosen.evidence
 
 
-@pytest.mark.parametrize("text", ["delete the file", "save it", "leggilo", "apri il file per favore", "run it"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "delete the file",
+        "save it",
+        "leggilo",
+        "apri il file per favore",
+        "run it",
+        "send it to my boss",
+        "same thing for the third one",
+        "e poi cancellalo",
+        "fallo anche per quelli",
+        "traducimi il documento",
+    ],
+)
 def test_an_action_on_nothing_named_asks_one_short_question(text):
     chosen = decision(text)
     assert chosen.route == "ask" and chosen.question.endswith("?"), chosen.to_trace()

@@ -1,0 +1,91 @@
+"""An action whose object is missing: "delete it", «leggilo», "save 'buy milk'" (saved where?).
+The route decision asks one short question for it, in the request's language, instead of guessing
+a target (the follow-up layer, which knows the session, resolves "save that" before it)."""
+
+from __future__ import annotations
+
+import re
+
+from planner.text import fold, language
+
+
+def _any(patterns: str) -> re.Pattern:
+    return re.compile(rf"(?<![\w-])(?:{patterns})(?![\w-])")
+
+
+# An action on something the request does not name: "delete the file", "leggilo", "save it".
+_ACTIONS = _any(
+    r"read|open|show|delete|remove|erase|save|store|append|write|move|rename|run|execute|copy|send|edit|"
+    r"leggi|apri|mostra|cancella|elimina|rimuovi|salva|aggiungi|scrivi|sposta|rinomina|esegui|lancia|copia|"
+    r"invia|modifica|do the same|fai lo stesso|fallo|falla|same thing|the same|stessa cosa|lo stesso|"
+    r"summari[sz]e|translate|riassumi|riassumimi|traduci|traducimi|leggimi|aprimi|mostrami|fammi vedere"
+)
+_MISSING_OBJECT = _any(
+    r"it|that|this|them|those|these|the file|that file|this file|the document|the folder|the other one|"
+    r"this line|that line|the line|lo|la|li|le|quel file|questo file|il file|la cartella|il documento|"
+    r"quella riga|questa riga|la riga|quell'altro|quell altro|l'altro|l altro|quello|questo|quelli|questi|"
+    r"(?:that|this|the other|the) ones?|(?:the )?(?:first|second|third|last|next|previous) (?:one|file|document)s?|"
+    r"il primo|il secondo|il terzo|l'ultimo|l ultimo|quel documento|quella cartella"
+)
+_CLITIC_ACTION = re.compile(
+    r"^(?:(?:e|ora|adesso|poi|e poi|ok|allora)\s+)*(?:leggi|apri|mostra|cancella|elimina|rimuovi|salva|scrivi|"
+    r"sposta|rinomina|esegui|lancia|copia|invia|modifica|aggiungi|manda|fal|riassumi|traduci)"
+    r"(?:lo|la|li|le|melo|mela|ne)\b"
+)
+# Right after the action: "save it", "delete the file", "do the same for the other one".
+_MISSING_AFTER = re.compile(
+    rf"\s*(?:(?:me|mi|for|per|anche per|with|con|to|a)\s+)?(?:{_MISSING_OBJECT.pattern})"
+    r"(?:\s+(?:down|up|out|away|again|di nuovo|ancora|too|as well|anche))?"
+    r"(?:\s+(?:to|into|in|nella|nel|in|a|con|with|for|per)(?:\s+[\w']+){1,3})?"
+    r"\s*(?:,?\s*(?:please|per favore|grazie|thanks|pls))?\s*[.!?]*\s*$"
+)
+
+
+def missing_object(folded: str) -> bool:
+    """An action on something the request does not name (and no earlier turn is at hand here:
+    the follow-up layer resolves "save that" from the session before this decision): "delete
+    it", «leggilo», "read the last line of a file", "save 'buy milk'" (saved where?)."""
+    tokens = folded.split()
+    if not tokens or len(tokens) > 10:
+        return False
+    if _CLITIC_ACTION.search(folded):
+        return True
+    action = _ACTIONS.search(folded)
+    if action is None:
+        return False
+    return bool(
+        _MISSING_AFTER.match(folded[action.end() :])
+        or _GENERIC_TARGET.search(folded[action.end() :])
+        or (_STORE.match(folded) and len(tokens) <= 6)
+    )
+
+
+# A file the request speaks of without naming it.
+_GENERIC_TARGET = _any(
+    r"(?:a|the|that|this|some|one|un|uno|il|quel|questo|del|dal|nel|in un) "
+    r"(?:file|document|documento|folder|cartella|text file|file di testo)"
+)
+# A request to keep something, with nowhere named to keep it.
+_STORE = re.compile(r"^(?:please |per favore )?(?:save|store|append|salva|accoda|annota|note down|write down)\b")
+# The question, by what the request wants done: (pattern, English, Italian).
+_QUESTIONS = (
+    (_any(r"save|store|append|write|salva|scrivi|accoda|annota|aggiungi|salvalo|salvala|scrivilo"),
+     "Which file should I save it to?", "In quale file devo salvarlo?"),
+    (_any(r"delete|remove|erase|cancella|elimina|rimuovi|cancellalo|eliminalo"),
+     "Which file should I delete?", "Quale file devo eliminare?"),
+    (_any(r"run|execute|esegui|lancia|eseguilo|lancialo"),
+     "Which command should I run?", "Quale comando devo eseguire?"),
+    (_any(r"move|rename|sposta|rinomina|spostalo"),
+     "Which file should I move, and where?", "Quale file devo spostare, e dove?"),
+    (_any(r"read|open|show|leggi|apri|mostra|leggilo|aprilo|mostramelo"),
+     "Which file should I read?", "Quale file devo leggere?"),
+)  # fmt: skip
+
+
+def question(text: str) -> str:
+    folded = fold(text)
+    italian = language(text) == "it"
+    for pattern, english, italian_question in _QUESTIONS:
+        if pattern.search(folded):
+            return italian_question if italian else english
+    return "A quale file o elemento ti riferisci?" if italian else "Which file or item do you mean?"
