@@ -313,6 +313,7 @@ def context(inp: TurnInput) -> tuple[ExecContext, dict]:
         hooks=inp.hooks,
         delegate=inp.delegate,
         recurring=inp.recurring,
+        checkpoints=inp.checkpoints,
     )
     runtime = {"actor": inp.actor, "lang": inp.lang, "channel": "web", "now": now().isoformat(timespec="seconds")}
     return ctx, runtime

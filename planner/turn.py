@@ -66,6 +66,7 @@ class TurnInput:
     skills: Any = None  # executors.base.SkillStore, for skill_load
     permissions: Any = None  # executors.base.Permissions; None: no step waits for approval
     todos: Any = None  # executors.base.TodoStore, for todo_update
+    checkpoints: Any = None  # executors.base.CheckpointStore: what file-changing steps kept, for /undo
     hooks: Any = None  # executors.base.HookRunner: the workspace's pre/post tool hooks
     # /plan: only tools that change nothing are offered, and the prompt says to plan, not act.
     plan_mode: bool = False

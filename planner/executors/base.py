@@ -99,6 +99,14 @@ class RecurringStore(Protocol):
     def run_now(self, name: str) -> dict: ...
 
 
+class CheckpointStore(Protocol):
+    """What a turn changed, for /undo (agents.checkpoints): before the turn first changes a file,
+    the file's content as it was (or its absence) is kept. `path` is resolved inside the workspace,
+    `rel_path` is how the user names it."""
+
+    def before_change(self, rel_path: str, path: Path) -> None: ...
+
+
 class Permissions(Protocol):
     """Whether a step needs a person's approval before it runs (agents.permissions): sensitive
     tools do, unless the session is in YOLO mode or a standing grant covers the tool."""
@@ -121,6 +129,7 @@ class ExecContext:
     hooks: HookRunner | None = None
     delegate: Delegate | None = None
     recurring: RecurringStore | None = None
+    checkpoints: CheckpointStore | None = None  # None: nothing is kept for undo (planner tests, subagents)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def path(self, user_path: str) -> Path:
@@ -131,3 +140,8 @@ class ExecContext:
 
     def rel(self, path: Path) -> str:
         return relative(self.workspace, path)
+
+    def checkpoint(self, path: Path) -> None:
+        """Call before changing, creating or deleting the file at `path` (a resolved path)."""
+        if self.checkpoints is not None:
+            self.checkpoints.before_change(self.rel(path), path)
