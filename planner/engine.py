@@ -79,7 +79,7 @@ def _filler(inp: TurnInput, tally: Tally, ids: dict):
             model=model.api_model,
             system=SystemPrompt(stable="Reply with the requested text only."),
             messages=(Message.text("user", prompt[:6000]),),
-            max_tokens=min(200, model.max_output_tokens),
+            max_tokens=model.budget("answer"),
             temperature=0.2,
         )
         result = llm.call(request, model, role="worker", ids=ids, user_id=inp.user_id)

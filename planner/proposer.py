@@ -21,9 +21,7 @@ from planner.intent import Intent, step_kinds
 from planner.plan import Plan, PlanError, parse
 from routing.registry import ModelConfig
 
-MAX_STEPS_PROPOSED = 3
 MAX_CANDIDATES = 6
-PLAN_MAX_TOKENS = 240
 GRAMMAR_MAX_ITEMS = 3
 # Free text in a grammar-decoded plan: no quote or backslash (a small model does not escape them,
 # and the JSON breaks), no newline, and no `&` (SmolLM2 drifts into HTML entities, `&#34;`).
@@ -157,7 +155,7 @@ def step_variants(candidates: list[Executor], found: Mentions | None = None) -> 
     ]
 
 
-def plan_schema(candidates: list[Executor], found: Mentions | None = None, max_steps: int = MAX_STEPS_PROPOSED) -> dict:
+def plan_schema(candidates: list[Executor], found: Mentions | None, max_steps: int) -> dict:
     """The whole plan's schema. Its steps follow the pipeline shape the validator enforces,
     E+ (F|A)?: every step but the last must be an extractor (category E). The grammar holds that
     shape as one alternative per plan length, so a small model cannot write to a file before it
@@ -182,11 +180,13 @@ def plan_schema(candidates: list[Executor], found: Mentions | None = None, max_s
     }
 
 
-def steps_needed(intent: Intent) -> int:
-    """At most one step per kind of step the request's verbs need (read, then write: two), never
-    more than MAX_STEPS_PROPOSED: a small model pads a plan with steps nobody asked for."""
-    kinds = step_kinds(intent.verbs)
-    return max(1, min(MAX_STEPS_PROPOSED, len(kinds)))
+def steps_needed(intent: Intent, model: ModelConfig) -> int:
+    """The most steps the plan may have. A local model gets at most one step per kind of step the
+    request's verbs need (read, then write: two), within its row's limit: a small model pads a
+    plan with steps nobody asked for. Any other model, its row's limit (ModelConfig.plan_steps)."""
+    if not model.is_local:
+        return model.plan_steps
+    return max(1, min(model.plan_steps, len(step_kinds(intent.verbs))))
 
 
 @dataclass(frozen=True)
@@ -342,12 +342,12 @@ def propose(
     # A small model plans better from fewer options; the pre-filter put the likeliest first.
     candidates = candidates[:MAX_CANDIDATES]
     prompt = build_prompt(request_text, intent, candidates, problems or [], workspace)
-    schema = plan_schema(candidates, mentions(request_text, workspace), steps_needed(intent))
+    schema = plan_schema(candidates, mentions(request_text, workspace), steps_needed(intent, model))
     request = ChatRequest(
         model=model.api_model,
         system=system(prompt),
         messages=(Message.text("user", request_text),),
-        max_tokens=min(PLAN_MAX_TOKENS, model.max_output_tokens),
+        max_tokens=model.budget("plan"),
         temperature=0.0,
         response_format={"type": "json_object", "schema": schema} if model.supports_structured_output else None,
     )

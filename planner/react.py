@@ -25,7 +25,6 @@ from planner.proposer import Mentions, describe_tools, extract_json, mentions, s
 from planner.turn import Sink, TurnInput, TurnOutcome
 from routing.chain import RouteDecision
 
-ACTION_MAX_TOKENS = 200
 REPEATS_BEFORE_LOOP_BREAK = 3
 
 
@@ -180,7 +179,7 @@ def run(
             messages=tuple(history),
             tools=tools,
             tool_choice="auto" if native else None,
-            max_tokens=min(ACTION_MAX_TOKENS, model.max_output_tokens),
+            max_tokens=model.budget("action"),
             temperature=0.0,
             response_format=json_format,
         )

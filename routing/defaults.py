@@ -24,6 +24,9 @@ _GPT = {"supports_vision": True, "supports_tools": True, "supports_structured_ou
 # The local tiers share the shipped GGUF and differ in per-call parameters. Its server is started
 # with n_ctx = METNOS_LOCAL_MODEL_CTX (4096 by default).
 _LOCAL = {"supports_tools": True, "supports_structured_output": True, "context_window": 4096, "max_output_tokens": 1024}
+# What the small model writes per agent call: a plan of at most 3 steps in 240 tokens, one action or
+# one filled value in 200 (registry.ModelConfig.budget, plan_steps). A capable model has none of these.
+LOCAL_AGENT_BUDGETS = {"plan_max_tokens": 240, "action_max_tokens": 200, "answer_max_tokens": 200, "plan_max_steps": 3}
 
 MODELS = [
     {
@@ -74,7 +77,7 @@ MODELS = [
         "api_model": "",
         "aliases": ["local"],
         "tier": "fast",
-        "params": {"max_tokens": 256, "temperature": 0.2, "reasoning": False},
+        "params": {"max_tokens": 256, "temperature": 0.2, "reasoning": False, **LOCAL_AGENT_BUDGETS},
         **_LOCAL,
     },
     {
@@ -83,7 +86,7 @@ MODELS = [
         "api_model": "",
         "aliases": [],
         "tier": "middle",
-        "params": {"max_tokens": 512, "temperature": 0.3, "reasoning": False},
+        "params": {"max_tokens": 512, "temperature": 0.3, "reasoning": False, **LOCAL_AGENT_BUDGETS},
         **_LOCAL,
     },
     {
@@ -92,7 +95,7 @@ MODELS = [
         "api_model": "",
         "aliases": [],
         "tier": "wise",
-        "params": {"max_tokens": 1024, "temperature": 0.3, "reasoning": True},
+        "params": {"max_tokens": 1024, "temperature": 0.3, "reasoning": True, **LOCAL_AGENT_BUDGETS},
         **_LOCAL,
     },
 ]

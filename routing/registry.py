@@ -20,6 +20,9 @@ from routing.providers.openai_compat import OpenAICompatAdapter, OpenRouterAdapt
 
 VERSION_KEY = "metnos:routing:registry-version"
 _VERSION_CHECK_S = 1.0
+# The plan length a model may propose when its row does not say (routing/defaults.py gives the
+# local tiers their own).
+PLAN_STEPS = 20
 
 
 class UnknownModel(LookupError):
@@ -75,6 +78,19 @@ class ModelConfig:
         """The max_tokens to send: what was asked (or the tier's budget), never above the model's real maximum."""
         wanted = requested or self.params.get("max_tokens") or self.max_output_tokens
         return max(1, min(int(wanted), self.max_output_tokens))
+
+    def budget(self, kind: str) -> int:
+        """The max_tokens for one kind of call the agent makes: `plan` (a whole plan), `action` (one
+        ReAct action), `answer` (a value the engine asks for, an answer it writes). The row's
+        params["<kind>_max_tokens"] sets it (the local tiers: short, grammar-decoded); a model
+        without one may write up to its output budget, so a plan can carry a whole file."""
+        return self.output_budget(self.params.get(f"{kind}_max_tokens"))
+
+    @property
+    def plan_steps(self) -> int:
+        """The most steps a plan from this model may have: params["plan_max_steps"] (the local
+        tiers: a short plan a small model can write), else PLAN_STEPS."""
+        return max(1, int(self.params.get("plan_max_steps") or PLAN_STEPS))
 
 
 class Registry:

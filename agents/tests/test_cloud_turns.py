@@ -146,3 +146,21 @@ def test_a_turn_that_acts_whose_model_is_refused_is_run_by_the_next_model(
     assert "network" in turn.trace["failover"]["error"] or "refused" in turn.trace["failover"]["error"].lower()
     assert (turn.final_kind, turn.layer, turn.route["winner"]) == ("answer", mode, "scripted")
     assert "two" in Message.objects.get(turn=turn, role="assistant").text
+
+
+def test_a_capable_models_plan_has_its_rows_output_budget_and_up_to_20_steps(session, planner_model, settings):
+    """No planner constant caps a capable model: the plan call gets the row's output budget and a
+    schema that admits up to ModelConfig.plan_steps steps (routing.registry)."""
+    settings.METNOS_PLAN_MEMORY = False
+    services.workspace_path(session.workspace).joinpath("a.md").write_text("one\ntwo\n")
+    planner_model.replies.append(
+        plan(("read_files", {"paths": ["a.md"], "tail_lines": 1}), final="${step1.entries.0.content}")
+    )
+    turn = services.turn_submit(session=session, text="read a.md and tell me its last lines", model="")
+    run_turn(str(turn.id))
+    turn.refresh_from_db()
+    assert (turn.final_kind, turn.layer) == ("answer", "engine"), turn.trace
+    sent = planner_model.requests[0]["json"]
+    assert sent["max_tokens"] == 1000  # the scripted row's max_output_tokens; 240 was the old cap
+    shapes = sent["response_format"]["schema"]["properties"]["steps"]["anyOf"]
+    assert max(len(shape["prefixItems"]) for shape in shapes) == 20

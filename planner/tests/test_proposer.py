@@ -4,6 +4,8 @@ import json
 
 from planner.intent import extract
 from planner.proposer import PLAIN_TEXT, build_prompt, mentions, plan_schema, steps_needed
+from routing.defaults import LOCAL_AGENT_BUDGETS
+from routing.registry import PLAN_STEPS, ModelConfig
 
 
 def test_what_the_request_names_is_found_by_kind(workspace):
@@ -33,10 +35,28 @@ def test_the_grammar_holds_the_pipeline_shape_extractors_first(cat):
     assert [v["properties"]["tool"]["const"] for v in extractors] == ["read_files"]
 
 
-def test_the_step_count_follows_the_kinds_of_step_the_verbs_need():
-    assert steps_needed(extract("find the .md files and count them")) == 1
-    assert steps_needed(extract("write a summary of notes/b.md to summary.md")) == 2
-    assert steps_needed(extract("hello there")) == 1
+def test_a_local_models_plan_follows_the_kinds_of_step_the_verbs_need_within_its_rows_limit():
+    local = ModelConfig(name="local-fast", provider="local", provider_kind="local", params=LOCAL_AGENT_BUDGETS)
+    assert steps_needed(extract("find the .md files and count them"), local) == 1
+    assert steps_needed(extract("write a summary of notes/b.md to summary.md"), local) == 2
+    assert steps_needed(extract("hello there"), local) == 1
+    tight = ModelConfig(name="tight", provider="local", provider_kind="local", params={"plan_max_steps": 1})
+    assert steps_needed(extract("write a summary of notes/b.md to summary.md"), tight) == 1
+
+
+def test_a_capable_models_plan_size_and_budgets_come_from_its_row():
+    cloud = ModelConfig(name="gpt-5", provider="openai", provider_kind="openai", max_output_tokens=128_000)
+    assert steps_needed(extract("hello there"), cloud) == PLAN_STEPS == 20
+    assert (cloud.budget("plan"), cloud.budget("action"), cloud.budget("answer")) == (128_000,) * 3
+    tuned = ModelConfig(
+        name="x", provider="openai", provider_kind="openai", max_output_tokens=8000,
+        params={"plan_max_tokens": 12_000, "action_max_tokens": 900, "plan_max_steps": 7},
+    )  # fmt: skip
+    assert (tuned.budget("plan"), tuned.budget("action"), tuned.plan_steps) == (8000, 900, 7)
+    local = ModelConfig(name="local-fast", provider="local", provider_kind="local", max_output_tokens=1024,
+                        params=LOCAL_AGENT_BUDGETS)  # fmt: skip
+    budgets = (local.budget("plan"), local.budget("action"), local.budget("answer"), local.plan_steps)
+    assert budgets == (240, 200, 200, 3)
 
 
 def test_the_prompt_is_short_signatures_not_schemas(cat):
