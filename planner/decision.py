@@ -60,7 +60,10 @@ _TIME = _any(
     r"la data di oggi|ora attuale|ora esatta|che giorno sara|what day will|quanti ne abbiamo|"
     r"ore sono a|ora e a|ora a [a-z]|time in [a-z]|in che giorno siamo|che giorno siamo|"
     r"what week|which week|week of the year|week number|settimana dell'anno|che settimana|"
-    r"how many days (?:are )?(?:left )?(?:until|till|to|before)|how long until|quanti giorni mancano|quanto manca a|"
+    r"how many (?:days|weeks|months|hours) (?:are )?(?:left )?(?:until|till|to|before)|how long until|"
+    r"quanti (?:giorni|mesi|settimane) mancano|quanto manca (?:a|al|alla|allo|all'|ai|alle)|"
+    r"is it (?:already |still )?(?:morning|evening|night|afternoon|daytime|late) in|"
+    r"e (?:gia|ancora) (?:sera|mattina|notte|pomeriggio) a|"
     r"what month (?:is it|are we in)|which month (?:is it|are we in)|what year is it|what year are we in|"
     r"che mese e oggi|(?:in )?che mese siamo|(?:in )?che anno siamo"
 )
@@ -68,12 +71,25 @@ _ARITHMETIC = re.compile(
     r"\d\s*[-+*/x\u00d7\u00f7^]\s*\d|\d\s*%\s*(?:of|di|del|della)\s*\d|"
     r"\d\s+(?:per|times|diviso|plus|minus|piu|meno|divided by|multiplied by)\s+\d"
 )
+# On one number: "square root of 729", "calcola 3 alla quinta".
 _MATH_WORDS = _any(
-    r"mean|average|avg|median|sum|total|product|sqrt|square root|cube root|percent|percentage|power of|"
-    r"media|mediana|somma|totale|prodotto|radice quadrata|radice|percentuale|elevato|per cento|"
-    r"stdev|standard deviation|deviazione standard|max|min|maximum|minimum|massimo|minimo|"
-    r"calculate|compute|calcola|calcolami|quanto fa|how much is|what is \d|what's \d|quanto e \d"
+    r"sqrt|square root|cube root|percent|percentage|power of|radice quadrata|radice cubica|radice|percentuale|"
+    r"elevato|per cento|calculate|compute|calcola|calcolami|quanto fa|how much is|what is \d|what's \d|quanto e \d"
 )
+# Over several numbers: "mean of 3, 4 and 5", "the max of 12 and 30" (one number is a limit, not data).
+_AGGREGATES = _any(
+    r"mean|average|avg|median|sum|total|product|media|mediana|somma|totale|prodotto|stdev|standard deviation|"
+    r"deviazione standard|max|min|maximum|minimum|massimo|minimo"
+)
+# A question about an amount, over numbers the request gives: "how much each?", "quanto pago?".
+_AMOUNT = _any(
+    r"how much (?:will|would|do|does|did|is|each|per|in total)|how much\?|each\?|per person|apiece|"
+    r"quanto (?:pago|costa|costano|fa|viene|vengono|spendo|risparmio|resta|avro|ricevo|prendo|devo|spetta)|"
+    r"a testa|ciascuno|a persona|in totale"
+)
+_PERCENT = re.compile(r"\d\s*%")
+# Numbers that are not data: a date, or digits inside a name ("chapter2.txt", "2024-05-board.md").
+_NOT_DATA = re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b|\S*[a-wyz_]\d\S*|\S*\d[a-wyz_]\S*")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?")
 _SCHEDULE = _any(
     r"every (?:day|morning|evening|night|week|month|hour|weekday|monday|tuesday|wednesday|thursday|friday|"
@@ -81,7 +97,8 @@ _SCHEDULE = _any(
     r"daily at|weekly on|every other day|"
     r"ogni (?:giorno|mattina|sera|notte|settimana|mese|ora|lunedi|martedi|mercoledi|giovedi|venerdi|sabato|"
     r"domenica|\d+ (?:minuti|ore|giorni|settimane))|tutti i giorni|tutte le mattine|tutte le sere|"
-    r"ogni mattina|ogni sera"
+    r"ogni mattina|ogni sera|ogni (?:primo|ultimo|\d+) (?:giorno )?del mese|il primo di ogni mese|"
+    r"(?:on )?the (?:first|last) (?:day )?of (?:every|each) month"
 )
 _RECURRING = _any(r"recurring|ricorrent[ei]|scheduled tasks?|scheduled jobs?|attivita pianificat[ae]|periodic tasks?")
 _RECURRING_VERBS = (
@@ -96,7 +113,8 @@ _MEMORY = (
     ("memory_replace", _any(r"forget that|dimentica che|dimenticati che|update (?:what you remember|your memory)|"
                             r"change (?:what you remember|in your memory)|correct your memory|"
                             r"aggiorna (?:la tua memoria|cio che ricordi)|correggi (?:nella|la) (?:tua )?memoria|"
-                            r"non e piu vero che|no longer true that")),
+                            r"non e piu vero che|no longer true that|update what you know|"
+                            r"aggiorna (?:quello|cio|cosa) che sai")),
     ("memory_consolidate", re.compile(
         r"\b(?:memory|memoria|remember about me|ricordi di me)\b.*\b(?:tidy|clean|consolidate|compact|"
         r"reorganize|dedupe|deduplicate|merge|riordina|pulisci|compatta|consolida|riorganizza|unisci)|"
@@ -104,13 +122,15 @@ _MEMORY = (
         r"riorganizza)\w*\b.*\b(?:memory|memoria)\b")),
     ("memory_add", _any(r"remember that|remember my|remember i|please remember|keep in mind that|don't forget that|"
                         r"dont forget that|note that i|memorize|ricorda che|ricordati che|ricorda il mio|"
-                        r"ricorda la mia|ricordati il|tieni a mente|non dimenticare che|memorizza|segnati che")),
+                        r"ricorda la mia|ricordati il|tieni a mente|non dimenticare che|memorizza|segnati che|"
+                        r"tieni presente che|bear in mind that")),
 )  # fmt: skip
 _TODO = _any(
     r"task list|todo list|to-do list|to do list|todos|my to-dos|my tasks|the tasks|lista delle cose da fare|"
     r"lista dei compiti|lista delle attivita|elenco delle attivita|lista dei task|i miei compiti|"
     r"mark (?:the )?\w+ (?:task|item) (?:as )?done|segna (?:il|la) \w+ (?:compito|attivita)|"
-    r"(?:mark|check off|segna|spunta)\b.{0,40}\b(?:as )?(?:done|complete|completed|fatt[oa]|completat[oa]|finit[oa])"
+    r"(?:mark|check off|segna|spunta)\b.{0,40}\b(?:as )?(?:done|complete|completed|fatt[oaie]|completat[oaie]|"
+    r"finit[oaie])|miei compiti|mia lista delle cose|cose da fare"
 )
 # Command names that are not also words: a message may start with one ("ls -la", "git log").
 _SHELL_COMMANDS = (
@@ -126,7 +146,7 @@ _SHELL = re.compile(
     r"\b(?:in|nel|from|dal)(?: the| il)? (?:shell|terminal|terminale)\b|\bshell command\b|\bcomando shell\b|"
     r"\bgit (?:log|status|diff|branch|show|stash|blame|remote)\b|\bpip (?:list|freeze|show)\b"
 )
-_SUBAGENT = _any(r"sub-?agents?|sottoagente|sotto-agente|sub agente|sub-agente|delegate|delega(?:re)?")
+_SUBAGENT = _any(r"sub-?agents?|sotto-?agent[ei]|sub-?agent[ei]|sub agent[ei]|delegate|delega(?:re)?")
 _SKILL = re.compile(r"\bskills?\b")
 _WEB = _any(r"on the web|the web for|sul web|in rete|online|su internet|on the internet|on wikipedia|su wikipedia")
 # A question about what something is, not about the user's copy of it: "what is a CSV file?".
@@ -141,6 +161,7 @@ _DEFINITION = _any(
 )
 # Text given inline to work on: "summarise: …", "traduci: …". What follows the colon is the data.
 _INLINE = re.compile(r"^([^:\n]{0,60}):\s+\S")
+_URL_AFTER = re.compile(r":\s+(?:https?://|www\.)\S+\s*$")
 _POSSESSIVE_FILES = _any(r"my|mine|our|i miei|le mie|il mio|la mia|nostri|nostre|in the workspace|nel workspace")
 _GREP = _any(
     r"mention|mentions|contain|contains|containing|grep|menzion\w*|contien\w*|contengono|"
@@ -149,10 +170,11 @@ _GREP = _any(
 # Verbs of the file tools, for the first tool the workspace evidence points at.
 _FIRST_FILE_TOOL = (
     ("write_files", _any(r"write|save|store|append|add|note down|put|create|overwrite|"
+                         r"make (?:me )?(?:a|an)|creare|scrivere|salvare|aggiungere|annotare|"
                          r"make (?:a |an )?(?:new )?(?:file|note)|"
                          r"scrivi|salva|aggiungi|annota|metti|crea|accoda|salvalo|salvala|scrivilo|scrivila|inserisci")),
     ("grep_files", _any(r"mention|mentions|contain|contains|containing|search (?:for|in)|grep|look for|"
-                        r"talks? about|parla(?:no)? di|"
+                        r"talks? about|parla(?:no)? di|cerca dentro|search inside|look inside|cercal[oaie]|"
                         r"menzion\w*|contien\w*|cerca (?:la parola|il testo|\"|')|cerca .* (?:nei|nel|in)")),
     ("find_files", _any(r"find|locate|how many|count|trova|quanti|quante|conta|individua|where is|where's|"
                         r"dov'e|dov e|dove e|dove si trova|dove sta|where did|where has|end(?:ed)? up|finit[oa]|"
@@ -174,6 +196,8 @@ def decide(
     request's typed values when the caller has them already (plan memory's probe)."""
     folded = fold(text).strip()
     inline = _INLINE.match(folded)
+    if inline is not None and _URL_AFTER.search(folded, inline.end(1)):
+        inline = None  # "summarise this article: https://…": the address is the object, not data
     if inline is not None:
         # Text given inline ("summarise: …", "traduci: …"): what follows the colon is the data, so
         # only the words before it can name an object to act on.
@@ -185,10 +209,13 @@ def decide(
         tool, evidence, confidence = own
         return Decision("tools", (evidence,), confidence, tool)
     found = _workspace_evidence(folded, extraction, workspace)
+    if found and all(e.startswith("folder ") for e in found[0]) and missing.missing_object(folded):
+        found = None  # "copialo nella cartella backup": where is named, what is not
     if found:
         evidence, confidence = found
         return Decision("tools", tuple(evidence), confidence, _file_tool(folded, extraction, ranked))
-    if missing.missing_object(folded) and not _DEFINITION.search(folded):  # not "how do I rename a file?"
+    # Not "how do I rename a file?": a question about how, not an action.
+    if missing.missing_object(folded, inline=inline is not None) and not _DEFINITION.search(folded):
         return Decision("ask", ("action without an object",), 0.8, question=missing.question(text))
     if _WEB.search(folded) and not _DEFINITION.search(folded):
         return Decision("direct", ("the web, without an address",), 0.5)
@@ -220,10 +247,22 @@ def _own_object(folded: str, extraction: P.Extraction) -> tuple[str, str, float]
         return "run_shell", "a shell command", 0.85
     if _TIME.search(folded):
         return "get_time", "a time or date question", 0.9
-    numbers = len(_NUMBER.findall(folded))
-    if _ARITHMETIC.search(folded) or (numbers >= 1 and _MATH_WORDS.search(folded)):
+    if _arithmetic(folded, extraction):
         return "compute", "arithmetic", 0.9
     return None
+
+
+def _arithmetic(folded: str, extraction: P.Extraction) -> bool:
+    for value in extraction.values:
+        if value.type in ("path", "url", "glob") and re.search(r"[a-z]", fold(value.text)):
+            folded = folded.replace(fold(value.text), " ")  # "chapter2.txt", not "17*23"
+    folded = _NOT_DATA.sub(" ", folded)
+    numbers = len(_NUMBER.findall(folded))
+    return bool(
+        _ARITHMETIC.search(folded)
+        or (numbers >= 1 and _MATH_WORDS.search(folded))
+        or (numbers >= 2 and (_AGGREGATES.search(folded) or _AMOUNT.search(folded) or _PERCENT.search(folded)))
+    )
 
 
 def _workspace_evidence(
@@ -255,6 +294,9 @@ def _workspace_evidence(
     if _GREP.search(folded) and _FILE_NOUN.search(folded) and _SEARCHED.search(extraction.text) and not definition:
         evidence.append("a search inside files")
         confidence = max(confidence, 0.85)
+    if _BY_NAME.search(folded) and _FILE_NOUN.search(folded) and not definition:
+        evidence.append("files by name")
+        confidence = max(confidence, 0.85)
     folder = _FOLDER.search(folded)
     if folder and not definition:
         evidence.append(f"folder {folder.group(1) or folder.group(2)}")
@@ -277,13 +319,13 @@ def _file_tool(folded: str, extraction: P.Extraction, ranked: list[Candidate]) -
             first_verb = (tool, match.start())
     if _WHICH_FILE.search(folded):
         return "grep_files"
-    if (
-        first_verb is not None
-        and first_verb[0] != "write_files"
-        and _GREP.search(folded)
-        and _SEARCHED.search(original)
-    ):
+    if (first_verb is None or first_verb[0] != "write_files") and _GREP.search(folded) and _SEARCHED.search(original):
         return "grep_files"
+    if _BY_NAME.search(folded) and (first_verb is None or first_verb[0] != "write_files"):
+        return "find_files"
+    folders = _FOLDER.search(folded) or any(v.type == "path" and v.text.endswith("/") for v in extraction.values)
+    if first_verb is None and _CONTENTS.search(folded) and types & {"path", "ext"} and not folders:
+        return "read_files"  # "the contents of .env.example": a file to read, whatever its name looks like
     if first_verb is not None:
         tool = first_verb[0]
         if tool == "grep_files" and not _SEARCHED.search(original):
@@ -309,6 +351,12 @@ def _file_tool(folded: str, extraction: P.Extraction, ranked: list[Candidate]) -
     return files[0] if files else (ranked[0].name if ranked else None)
 
 
+# Files found by their names: "the files with 'invoice' in the name".
+_BY_NAME = _any(
+    r"(?:in|nel) (?:the |their |its |loro )?(?:names?|nome)|whose names?|files? (?:named|called)|"
+    r"file (?:chiamat\w+|di nome|che si chiamano)"
+)
+_CONTENTS = _any(r"contents? of|contenuto (?:di|del|della|dello)|what(?:'s| is) in(?:side)?|cosa c'e (?:in|dentro|nel)")
 _LINES = _any(r"lines?|righe|riga|words?|parole|characters|caratteri")
 
 
@@ -321,7 +369,7 @@ def _exists(workspace: Path, name: str) -> bool:
 
 _STOP_NAMES = (
     r"(?!(?:a|an|the|this|that|my|your|new|which|what|one|la|una|un|questa|quella|mia|nuova|che|quale|"
-    r"su|di|in|per|on|of|for|with|con|da|from)\b)"
+    r"su|di|in|per|on|of|for|with|con|da|from|other|altra|altro|stessa|same)\b)"
 )
 _FOLDER = re.compile(
     rf"\b(?:the|my|in|into|nella|della|dalla|la|nel|alla)\s+{_STOP_NAMES}([\w.-]+)\s+(?:folder|directory|dir)\b|"
@@ -335,11 +383,13 @@ _SEARCHED = re.compile(
 # Where in the user's files something is: "which file defines the class Invoice?".
 _WHICH_FILE = _any(
     r"(?:which|what|in which|in what) files? (?:defines?|declares?|contains?|has|have|mentions?|uses?|holds?)|"
-    r"where (?:in (?:the|my) code )?is .{1,40} (?:defined|declared|called|used)|"
+    r"(?:which|what|quali|quale)(?: of)?(?: my| the| i miei| dei miei)? (?:\w+ )?(?:files?|scripts?|modules?|moduli) "
+    r"(?:imports?|uses?|calls?|references?|importano|usano|chiamano|importa|usa)|"
+    r"where(?: is|'s|s| are)(?: in (?:the|my) code)? .{1,40} (?:defined|declared|called|used)|"
     r"(?:where|dove) .{0,30}\b(?:function|funzione|class|classe|method|metodo) [a-z_][\w.]*.{0,30}"
     r"\b(?:defined|declared|called|used|definit\w*|dichiarat\w*|chiamat\w*|usat\w*)|"
     r"dove (?:viene|e|sono|vengono) (?:definit|dichiarat|chiamat|usat)\w* (?:la |il |l')?"
     r"(?:funzione|classe|metodo|variabile)|(?:in )?quale file (?:del progetto )?(?:e|contiene|definisce|usa|ha)|"
     r"in quali file|dove e (?:definit|dichiarat)\w*"
 )
-_FILE_NOUN = _any(r"files?|notes|documents|documenti|note|appunti|my code|il codice|the code|lines|righe")
+_FILE_NOUN = _any(r"files?|notes?|nota|documents|documenti|appunti|my code|il codice|the code|lines|righe")

@@ -18,40 +18,49 @@ _ACTIONS = _any(
     r"read|open|show|delete|remove|erase|save|store|append|write|move|rename|run|execute|copy|send|edit|"
     r"leggi|apri|mostra|cancella|elimina|rimuovi|salva|aggiungi|scrivi|sposta|rinomina|esegui|lancia|copia|"
     r"invia|modifica|do the same|fai lo stesso|fallo|falla|same thing|the same|stessa cosa|lo stesso|"
-    r"summari[sz]e|translate|riassumi|riassumimi|traduci|traducimi|leggimi|aprimi|mostrami|fammi vedere"
+    r"summari[sz]e|translate|riassumi|riassumimi|traduci|traducimi|leggimi|aprimi|mostrami|fammi vedere|"
+    r"duplicate|duplica|fai partire|avvia|start|appunta|appuntami|annotami|segnami|count|conta"
 )
 _MISSING_OBJECT = _any(
     r"it|that|this|them|those|these|the file|that file|this file|the document|the folder|the other one|"
     r"this line|that line|the line|lo|la|li|le|quel file|questo file|il file|la cartella|il documento|"
     r"quella riga|questa riga|la riga|quell'altro|quell altro|l'altro|l altro|quello|questo|quelli|questi|"
     r"(?:that|this|the other|the) ones?|(?:the )?(?:first|second|third|last|next|previous) (?:one|file|document)s?|"
-    r"il primo|il secondo|il terzo|l'ultimo|l ultimo|quel documento|quella cartella"
+    r"il primo|il secondo|il terzo|l'ultimo|l ultimo|quel documento|quella cartella|the contents?|il contenuto|"
+    r"cosa c'e (?:scritto|dentro)|what(?:'s| is) (?:in it|written|inside)|"
+    r"(?:the )?(?:words|lines|characters) in (?:it|that|this)"
 )
 _CLITIC_ACTION = re.compile(
+    r"^(?:(?:me|te|ce|glie) ?l[oaie] (?:apri|leggi|mostri|cancelli|elimini|salvi|esegui|mandi|copi|sposti|rinomini)\b)|"
+    r"^(?:(?:same|the same) as before|come prima|stessa cosa (?:di|come) prima)\b|"
+    r"\b(?:righe|parole|caratteri)\b.{0,20}\bne ha\b|"
     r"^(?:(?:e|ora|adesso|poi|e poi|ok|allora)\s+)*(?:leggi|apri|mostra|cancella|elimina|rimuovi|salva|scrivi|"
     r"sposta|rinomina|esegui|lancia|copia|invia|modifica|aggiungi|manda|fal|riassumi|traduci)"
     r"(?:lo|la|li|le|melo|mela|ne)\b"
 )
 # Right after the action: "save it", "delete the file", "do the same for the other one".
 _MISSING_AFTER = re.compile(
-    rf"\s*(?:(?:me|mi|for|per|anche per|with|con|to|a)\s+)?(?:{_MISSING_OBJECT.pattern})"
+    rf"\s*(?:(?:me|mi|for|per|anche per|anche|with|con|to|a|again|di nuovo)\s+)?(?:{_MISSING_OBJECT.pattern})"
     r"(?:\s+(?:down|up|out|away|again|di nuovo|ancora|too|as well|anche))?"
     r"(?:\s+(?:to|into|in|nella|nel|in|a|con|with|for|per)(?:\s+[\w']+){1,3})?"
+    r"(?:\s+(?:and|e) .{0,40})?"
     r"\s*(?:,?\s*(?:please|per favore|grazie|thanks|pls))?\s*[.!?]*\s*$"
 )
 
 
-def missing_object(folded: str) -> bool:
+def missing_object(folded: str, *, inline: bool = False) -> bool:
     """An action on something the request does not name (and no earlier turn is at hand here:
     the follow-up layer resolves "save that" from the session before this decision): "delete
-    it", «leggilo», "read the last line of a file", "save 'buy milk'" (saved where?)."""
+    it", «leggilo», "read the last line of a file", "save 'buy milk'" (saved where?). `inline`:
+    the text came with data after a colon; "summarise this: …" works on that data, while
+    "save this: …" still lacks where to keep it."""
     tokens = folded.split()
     if not tokens or len(tokens) > 10:
         return False
     if _CLITIC_ACTION.search(folded):
         return True
     action = _ACTIONS.search(folded)
-    if action is None:
+    if action is None or (inline and _TRANSFORM.fullmatch(action.group(0))):
         return False
     return bool(
         _MISSING_AFTER.match(folded[action.end() :])
@@ -62,9 +71,13 @@ def missing_object(folded: str) -> bool:
 
 # A file the request speaks of without naming it.
 _GENERIC_TARGET = _any(
-    r"(?:a|the|that|this|some|one|un|uno|il|quel|questo|del|dal|nel|in un) "
-    r"(?:file|document|documento|folder|cartella|text file|file di testo)"
+    r"(?:a|the|that|this|those|these|some|one|un|uno|il|lo|la|i|gli|le|quel|quello|quella|questo|questa|del|dal|"
+    r"nel|in un) "
+    r"(?:file|document|documento|folder|cartella|text file|file di testo|script|programma|program|pdf|"
+    r"allegato|attachment)"
 )
+# Verbs that work on the text they are given, not on a file.
+_TRANSFORM = re.compile(r"summari[sz]e|translate|riassumi|riassumimi|traduci|traducimi|count|conta")
 # A request to keep something, with nowhere named to keep it.
 _STORE = re.compile(r"^(?:please |per favore )?(?:save|store|append|salva|accoda|annota|note down|write down)\b")
 # The question, by what the request wants done: (pattern, English, Italian).

@@ -35,6 +35,7 @@ def decision(text, workspace=None):
         "what's the best way to tidy up my notes?",
         "in che mese è nato Leopardi?",
         "how do I rename a file in bash?",
+        "condense this into one sentence: the launch slipped a week because the vendor was late",
     ],
 )
 def test_conversation_goes_direct(text):
@@ -76,6 +77,18 @@ def test_conversation_goes_direct(text):
         ("quali appunti parlano di Lucia?", "grep_files"),
         ("dove viene usata la funzione somma_righe nel codice?", "grep_files"),
         ("what month are we in?", "get_time"),
+        ("is it still morning in Denver?", "get_time"),
+        ("how many weeks are left until June 2nd?", "get_time"),
+        ("I'm sharing a 96.50 taxi between 4 friends, how much each?", "compute"),
+        ("sconto del 20% su 45 euro, quanto pago?", "compute"),
+        ("how many lines does chapter2.txt have? the limit is 3000", "read_files"),
+        ("explain this page to me: https://example.com/a", "get_urls"),
+        ("which of my js files import lodash?", "grep_files"),
+        ("trova i file che hanno 'bolletta' nel nome", "find_files"),
+        ("show me the contents of .env.local please", "read_files"),
+        ("aggiungi ai miei compiti: chiamare il meccanico", "todo_update"),
+        ("ogni primo del mese alle 9 ricordami le bollette", "schedule_recurring"),
+        ("affida a un subagente la revisione dei test", "run_task"),
     ],
 )
 def test_an_action_on_a_named_object_goes_to_the_tools_and_names_the_first(text, tool):
@@ -97,6 +110,11 @@ def test_an_action_on_a_named_object_goes_to_the_tools_and_names_the_first(text,
         "e poi cancellalo",
         "fallo anche per quelli",
         "traducimi il documento",
+        "me la apri?",
+        "run that script once more",
+        "copialo nella cartella archivio",
+        "annotami questo in un file: x",
+        "same as before but for the other folder",
     ],
 )
 def test_an_action_on_nothing_named_asks_one_short_question(text):
