@@ -137,15 +137,16 @@ def turn_history(*, turn: Turn, limit: int) -> tuple[IRMessage, ...]:
     answer came from tools, or from the terminator, is carried as what it was: the tools it called
     (tool_use) and its answer as their result (tool_result, an error for a dead end), never as words
     the assistant said, which a small model copies as a template ("0 result(s):")."""
-    layers = dict(
+    rows = (
         Turn.objects.filter(session_id=turn.session_id, created_at__lt=turn.created_at, final_kind="answer")
         .order_by("-created_at")
-        .values_list("id", "layer")[:limit]
+        .values_list("id", "layer", "trace")[:limit]
     )
-    calls: dict = {}
-    events = TraceEvent.objects.filter(turn_id__in=layers, type="tool.called").order_by("ts")
+    layers = {turn_id: layer for turn_id, layer, _ in rows}
+    calls = {turn_id: steps for turn_id, _, trace in rows if (steps := _steps(trace or {}))}
+    events = TraceEvent.objects.filter(turn_id__in=set(layers) - set(calls), type="tool.called").order_by("ts")
     for turn_id, payload in events.values_list("turn_id", "payload"):
-        calls.setdefault(turn_id, []).append(payload)
+        calls.setdefault(turn_id, []).append(payload)  # a turn whose trace kept no steps: names only
     history: list[IRMessage] = []
     rows = Message.objects.filter(turn_id__in=layers).order_by("created_at").values("turn_id", "role", "blocks")
     for row in rows:
@@ -158,13 +159,30 @@ def turn_history(*, turn: Turn, limit: int) -> tuple[IRMessage, ...]:
     return tuple(history)
 
 
+def _steps(trace: dict) -> list[dict]:
+    """The steps a turn ran, with their arguments: a remembered plan's, the engine's last attempt's,
+    or the ReAct loop's."""
+    attempts = trace.get("attempts") or [{}]
+    steps = trace.get("memory_steps") or attempts[-1].get("steps") or trace.get("steps") or []
+    return [s for s in steps if isinstance(s, dict) and s.get("tool")]
+
+
 def _tool_exchange(turn_id, used: list[dict], answer: str, layer: str) -> list[IRMessage]:
-    """A tool-made answer as a tool exchange; with no tool known (a plan rejected before it ran),
-    the result alone."""
-    uses = tuple(ToolUseBlock(id=f"{turn_id}-{n}", name=c.get("tool", ""), input={}) for n, c in enumerate(used, 1))
+    """A tool-made answer as a tool exchange: each step's call (its arguments) and result (short),
+    the last result being the answer the person saw; with no tool known (a plan rejected before it
+    ran), the result alone."""
+    uses = tuple(
+        ToolUseBlock(id=f"{turn_id}-{n}", name=c.get("tool", ""), input=c.get("args") or {})
+        for n, c in enumerate(used, 1)
+    )
     failed = layer == "terminator" or (bool(used) and not used[-1].get("ok", True))
-    result = ToolResultBlock(tool_use_id=uses[-1].id if uses else f"{turn_id}-0", content=answer, is_error=failed)
-    return ([IRMessage("assistant", uses)] if uses else []) + [IRMessage("user", (result,))]
+    results = [
+        ToolResultBlock(tool_use_id=use.id, content=str(step.get("result") or ""), is_error=not step.get("ok", True))
+        for use, step in zip(uses[:-1], used[:-1], strict=True)
+    ]
+    last = uses[-1].id if uses else f"{turn_id}-0"
+    results.append(ToolResultBlock(tool_use_id=last, content=answer, is_error=failed))
+    return ([IRMessage("assistant", uses)] if uses else []) + [IRMessage("user", tuple(results))]
 
 
 def turn_for_user(*, turn_id, user: AbstractBaseUser) -> Turn | None:

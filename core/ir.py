@@ -7,6 +7,8 @@ from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 from typing import Any, Literal
 
+from core.tokens import estimate
+
 Role = Literal["user", "assistant", "system", "tool"]
 
 
@@ -131,7 +133,7 @@ class ChatRequest:
         """About four characters a token, never zero: what budgets reserve for the prompt and
         what the gateway checks against a context window (an estimate, not a bill)."""
         chars = sum(len(m.text_content) for m in self.messages) + len(self.system.joined) + extra_chars
-        return chars // 4 + 1
+        return estimate(chars=chars) + 1
 
 
 StopReason = Literal["end_turn", "max_tokens", "tool_use", "stop_sequence", "error"]

@@ -2,11 +2,12 @@
 tool serves).
 
 The call has no tools, so the history it sees has none either: an earlier turn that tools
-answered becomes a short bracketed note on the user's side ("[Earlier: …]"), never words the
-assistant said. A local (small) model sees neither: it copies whatever it finds in the history
-("0 result(s):", "I could not do this: …", even the note's own form) as a template for its answer,
-so it gets only the last few exchanges of plain conversation, with a prompt and sampling of its
-own (METNOS_LOCAL_SYSTEM_PROMPT, LOCAL_SAMPLING). bench/direct_style.py measures the difference."""
+answered becomes a short bracketed note on the user's side ("[Earlier: …]", planner.conversation),
+never words the assistant said, and the history is fitted to the model's window. A local (small)
+model sees no note at all: it copies whatever it finds in the history ("0 result(s):", "I could
+not do this: …", even the note's own form) as a template for its answer, so it gets only the last
+few exchanges of plain conversation, with a prompt and sampling of its own
+(METNOS_LOCAL_SYSTEM_PROMPT, LOCAL_SAMPLING). bench/direct_style.py measures the difference."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ from dataclasses import replace
 
 from django.conf import settings
 
-from core.ir import ChatRequest, Message, ToolResultBlock, ToolUseBlock
-from planner import llm
+from core.ir import ChatRequest, Message
+from planner import conversation, llm
 from planner.turn import Sink, TurnInput, TurnOutcome
 from routing.chain import RouteDecision
 from routing.registry import ModelConfig
@@ -23,8 +24,6 @@ from routing.registry import ModelConfig
 REASONING_HINT = "Think step by step before you answer, then give the answer."
 # How many earlier exchanges of plain conversation (a request and its answer) a local model sees.
 LOCAL_EXCHANGES = 3
-# How much of an earlier tool result the note shows.
-NOTE_RESULT_CHARS = 800
 # For the shipped 135M model: a little warmer than its tier's 0.2, a repeat penalty against loops,
 # and a cut where it starts writing the other side's lines. A model row's params["direct_sampling"]
 # overrides any of these (llama.cpp's names: temperature, top_p, top_k, min_p, repeat_penalty, stop).
@@ -46,7 +45,14 @@ def request_for(inp: TurnInput, model: ModelConfig) -> ChatRequest:
     return ChatRequest(
         model=model.api_model,
         system=system,
-        messages=conversation(inp.history, inp.text, local=local),
+        messages=conversation.fit(
+            history_for(inp.history, local=local),
+            inp.text,
+            model=model,
+            reserved=model.output_budget(),
+            fixed=system.joined,
+            summary="" if local else inp.summary,
+        ).messages,
         max_tokens=model.output_budget(),
         temperature=temperature,
         stream=True,
@@ -54,56 +60,13 @@ def request_for(inp: TurnInput, model: ModelConfig) -> ChatRequest:
     )
 
 
-def conversation(history: tuple[Message, ...], text: str, *, local: bool) -> tuple[Message, ...]:
-    """The history as the direct call sees it, then the request. Plain exchanges stay as they were;
-    a tool exchange becomes a note on the user's side, or, for a local model, is left out;
-    user-side messages in a row are joined."""
-    exchanges: list[list[Message]] = []
-    for message in history:
-        if not exchanges or (message.role == "user" and not _blocks(message, ToolResultBlock)):
-            exchanges.append([])
-        exchanges[-1].append(message)
-    if local:
-        exchanges = [e for e in exchanges if not _tool_exchange(e)][-LOCAL_EXCHANGES:]
-    messages = [m for exchange in exchanges for m in _rendered(exchange)]
-    messages.append(Message.text("user", text))
-    joined: list[Message] = []
-    for message in messages:
-        if joined and joined[-1].role == message.role:
-            joined[-1] = Message.text(message.role, f"{joined[-1].text_content}\n\n{message.text_content}")
-        else:
-            joined.append(message)
-    return tuple(joined)
-
-
-def _blocks(message: Message, kind: type) -> list:
-    return [b for b in message.blocks if isinstance(b, kind)]
-
-
-def _tool_exchange(exchange: list[Message]) -> bool:
-    return any(_blocks(m, ToolUseBlock) or _blocks(m, ToolResultBlock) for m in exchange)
-
-
-def _rendered(exchange: list[Message]) -> list[Message]:
-    if not _tool_exchange(exchange):
-        return [Message.text(m.role, m.text_content) for m in exchange if m.text_content.strip()]
-    uses = [b.name for m in exchange for b in _blocks(m, ToolUseBlock) if b.name]
-    results = [b for m in exchange for b in _blocks(m, ToolResultBlock)]
-    request = exchange[0].text_content.strip() if exchange[0].role == "user" else ""
-    return [Message.text("user", _note(request, uses, results[-1] if results else None))]
-
-
-def _note(request: str, tools: list[str], result: ToolResultBlock | None) -> str:
-    """One bracketed note about an earlier tool exchange, with the start of the result marked as
-    what the tools gave, so that the model can refer to it without taking it for its own words."""
-    asked = f'"{request[:120]}"' if request else "a request"
-    used = f" with {', '.join(dict.fromkeys(tools))}" if tools else ""
-    content = result.content.strip()[:NOTE_RESULT_CHARS] if result else ""
-    if result is not None and result.is_error:
-        return f"[Earlier: {asked} could not be done{used}." + (f" Reason given: {content}]" if content else "]")
-    lines = len(content.splitlines())
-    note = f"[Earlier: {asked} was done{used}; the result ({lines} line{'s' * (lines != 1)}) was shown"
-    return note + (f":\n{content}]" if content else ".]")
+def history_for(history: tuple[Message, ...], *, local: bool) -> tuple[Message, ...]:
+    """The earlier turns a direct call may see: all of them for a capable model (tool exchanges
+    become notes, planner.conversation); for a local one only the last few plain exchanges."""
+    if not local:
+        return history
+    plain = [e for e in conversation.exchanges(history) if not conversation.is_tool_exchange(e)][-LOCAL_EXCHANGES:]
+    return tuple(m for exchange in plain for m in exchange)
 
 
 def answer(inp: TurnInput, decision: RouteDecision, sink: Sink, ids: dict) -> TurnOutcome:

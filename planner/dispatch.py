@@ -19,6 +19,7 @@ from django.conf import settings
 from billing.cost import format_usd
 from core.clock import monotonic_ms
 from core.events import bus
+from core.tokens import estimate as estimate_tokens
 from planner import direct, engine, llm, memory, pre_fastpath, react
 from planner.candidates import candidates_for, ranking
 from planner.catalog import Catalog, Executor, catalog
@@ -29,7 +30,7 @@ from planner.route import ExplicitModelUnavailable, decide_for_turn
 from planner.turn import Sink, TurnInput, TurnOutcome
 from routing import patterns
 from routing.chain import NoRoute, RouteDecision
-from routing.fingerprint import TurnNeeds, estimate_tokens, fingerprint
+from routing.fingerprint import TurnNeeds, fingerprint
 
 logger = logging.getLogger(__name__)
 

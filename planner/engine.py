@@ -147,6 +147,8 @@ def run(
                 slot=decision.slot,
                 system=inp.system,
                 role=inp.role,
+                history=inp.history,
+                summary=inp.summary,
             )
             tally.add(proposal.result)
             record = {"raw": proposal.raw[:4000], "problems_in": problems}

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.ir import ChatRequest, Message, SystemPrompt
-from planner import llm
+from planner import conversation, llm
 from planner import params as P
 from planner.catalog import Executor
 from planner.intent import Intent, step_kinds
@@ -337,16 +337,24 @@ def propose(
     slot: str = "",
     system: Callable[[str], SystemPrompt] = lambda base: SystemPrompt(stable=base),
     role: str = "planner",
+    history: tuple[Message, ...] = (),
+    summary: str = "",
 ) -> Proposal:
-    """`system` frames the planning prompt with the workspace's instructions and memory."""
+    """`system` frames the planning prompt with the workspace's instructions and memory; the
+    session's earlier turns (`history`, `summary`) come before the request, fitted to the model's
+    window (planner.conversation), so that "now save that to b.md" can be planned."""
     # A small model plans better from fewer options; the pre-filter put the likeliest first.
     candidates = candidates[:MAX_CANDIDATES]
     prompt = build_prompt(request_text, intent, candidates, problems or [], workspace)
     schema = plan_schema(candidates, mentions(request_text, workspace), steps_needed(intent, model))
+    framed = system(prompt)
+    schema_text = json.dumps(schema) if model.supports_structured_output else ""
+    fitted = conversation.fit(history, request_text, model=model, reserved=model.budget("plan"),
+                               fixed=framed.joined + schema_text, summary=summary)  # fmt: skip
     request = ChatRequest(
         model=model.api_model,
-        system=system(prompt),
-        messages=(Message.text("user", request_text),),
+        system=framed,
+        messages=fitted.messages,
         max_tokens=model.budget("plan"),
         temperature=0.0,
         response_format={"type": "json_object", "schema": schema} if model.supports_structured_output else None,

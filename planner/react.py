@@ -17,7 +17,7 @@ import json
 from collections import Counter
 
 from core.ir import ChatRequest, Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock
-from planner import llm
+from planner import conversation, llm
 from planner.catalog import Executor
 from planner.engine import Reporter, Tally, context, stop_to_wait
 from planner.execution import DUPLICATE_GUARDED, MAX_SAME_EXECUTOR, MAX_STEPS, act
@@ -85,9 +85,7 @@ def run(
     ctx, _ = context(inp)
     by_name = {c.name: c for c in candidates}
     state = state or {}
-    history: list[Message] = [Message.from_dict(m) for m in state.get("history", [])] or [
-        Message.text("user", inp.text)
-    ]
+    history: list[Message] = [Message.from_dict(m) for m in state.get("history", [])]
     steps: list[dict] = state.get("steps", [])
     uses: Counter[str] = Counter(state.get("uses", {}))
     seen: dict[str, int] = state.get("seen", {})
@@ -102,6 +100,10 @@ def run(
     schema = action_schema(candidates, mentions(inp.text, inp.workspace_path))
     tools = tuple(ToolSpec(c.name, c.description, c.args_schema) for c in candidates) if native else ()
     json_format = {"type": "json_object", "schema": schema} if model.supports_structured_output and not native else None
+    if not history:  # a fresh loop: the session's earlier turns, then the request (planner.conversation)
+        fixed = _prompt(candidates, native) + json.dumps([t.input_schema for t in tools] if native else schema)
+        history = list(conversation.fit(inp.history, inp.text, model=model, reserved=model.budget("action"),
+                                   fixed=fixed, summary=inp.summary).messages)  # fmt: skip
 
     def take(
         index: int, action: dict, use: ToolUseBlock | None, said: str, decided: str = "", arrived: dict | None = None

@@ -43,6 +43,8 @@ class TurnInput:
     user_id: int
     text: str
     history: tuple[Message, ...] = ()
+    # The session's compaction of the earlier turns that no longer fit a model's window.
+    summary: str = ""
     model: str | None = None  # slot 1: a per-message override
     sticky_model: str | None = None  # slot 2: the session's pinned model
     workspace: str = ""  # the workspace's name (routing rules)

@@ -32,11 +32,6 @@ class TurnNeeds:
     workspace: str = ""
 
 
-def estimate_tokens(text: str) -> int:
-    # About four characters a token for English prose; a routing estimate, not a bill.
-    return math.ceil(len(text) / 4)
-
-
 def _step(x: float) -> float:
     """Continuous features in steps of 0.1: fingerprints stay discrete, so outcomes aggregate."""
     return round(min(1.0, x), 1)

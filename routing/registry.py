@@ -8,11 +8,16 @@ import difflib
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from django.conf import settings
 from django.core.cache import cache
+from django.core.exceptions import ImproperlyConfigured
 
+from core.tokens import counter, estimate
+from routing.local import model_path
 from routing.providers.anthropic import AnthropicAdapter
 from routing.providers.base import ProviderAdapter
 from routing.providers.local import LocalLlamaAdapter
@@ -86,11 +91,24 @@ class ModelConfig:
         without one may write up to its output budget, so a plan can carry a whole file."""
         return self.output_budget(self.params.get(f"{kind}_max_tokens"))
 
+    def count_tokens(self, text: str) -> int:
+        """Tokens in `text` for this model: a local model's own tokenizer (the shipped GGUF, read
+        vocab-only), the estimate for any other (core.tokens)."""
+        return _local_counter(settings.METNOS_LOCAL_MODEL_PATH)(text) if self.is_local else estimate(text)
+
     @property
     def plan_steps(self) -> int:
         """The most steps a plan from this model may have: params["plan_max_steps"] (the local
         tiers: a short plan a small model can write), else PLAN_STEPS."""
         return max(1, int(self.params.get("plan_max_steps") or PLAN_STEPS))
+
+
+@lru_cache(maxsize=2)
+def _local_counter(configured_path: str) -> Callable[[str], int]:
+    try:
+        return counter(str(model_path()))
+    except ImproperlyConfigured:
+        return estimate  # no GGUF here (a cloud-only deployment): the estimate
 
 
 class Registry:

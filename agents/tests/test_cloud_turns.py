@@ -164,3 +164,41 @@ def test_a_capable_models_plan_has_its_rows_output_budget_and_up_to_20_steps(ses
     assert sent["max_tokens"] == 1000  # the scripted row's max_output_tokens; 240 was the old cap
     shapes = sent["response_format"]["schema"]["properties"]["steps"]["anyOf"]
     assert max(len(shape["prefixItems"]) for shape in shapes) == 20
+
+
+@pytest.mark.parametrize("mode", ["engine", "react"])
+def test_the_planner_and_react_see_the_earlier_turns_with_each_steps_call(session, planner_model, settings, mode):
+    """Turn 1 is planned with no model (the cold path) and reads a.md; turn 2's model call carries
+    it as a note on the user's side: the request, the step with its arguments, the result shown."""
+    settings.METNOS_PLAN_MEMORY = False
+    workspace = services.workspace_create(owner=session.owner, name=mode, mode=mode)
+    services.workspace_path(workspace).joinpath("a.md").write_text("one\ntwo\n")
+    session = services.session_create(owner=session.owner, workspace=workspace)
+    first = services.turn_submit(session=session, text="read a.md", model="")
+    if mode == "react":
+        planner_model.replies.extend(
+            [completion('{"tool": "read_files", "args": {"paths": ["a.md"]}}'), completion('{"final": "one, two"}')]
+        )
+    run_turn(str(first.id))
+    if mode == "engine":
+        planner_model.replies.append(
+            plan(("read_files", {"paths": ["a.md"], "tail_lines": 1}), final="${step1.entries.0.content}")
+        )
+    else:
+        planner_model.replies.extend(
+            [
+                completion('{"tool": "read_files", "args": {"paths": ["a.md"], "tail_lines": 1}}'),
+                completion('{"final": "two"}'),
+            ]
+        )
+    seen = len(planner_model.requests)
+    second = services.turn_submit(session=session, text="read a.md again and tell me its last lines", model="")
+    run_turn(str(second.id))
+    second.refresh_from_db()
+    assert second.final_kind == "answer", second.trace
+    sent = planner_model.requests[seen]["json"]["messages"]
+    earlier = next(m["content"] for m in sent if m["role"] == "user" and "[Earlier:" in (m["content"] or ""))
+    assert '[Earlier: "read a.md" was done with read_files' in earlier
+    assert 'read_files {"paths": ["a.md"]}' in earlier
+    assert ("one\ntwo" if mode == "engine" else "one, two") in earlier, "the result the person saw"
+    assert sent[-1]["content"].endswith("read a.md again and tell me its last lines")

@@ -8,11 +8,11 @@ import uuid
 import pytest
 
 from core.ir import Message, TextBlock, ToolResultBlock, ToolUseBlock
-from planner import direct
+from planner import conversation, direct
 from planner.turn import Sink, TurnInput
 from routing.chain import RouteDecision
 from routing.providers.local import LocalLlamaAdapter
-from routing.registry import resolve
+from routing.registry import ModelConfig, resolve
 from tests.loopback import Reply
 
 pytestmark = pytest.mark.django_db
@@ -47,13 +47,23 @@ def tool_exchange(request: str, result: str, *, tool: str = "list_files", failed
     )
 
 
+CLOUD = ModelConfig(name="cloud", provider="x", provider_kind="openai", context_window=200_000, max_output_tokens=1000)
+LOCAL = ModelConfig(name="local", provider="local", provider_kind="local", context_window=4096, max_output_tokens=256)
+
+
+def seen(history: tuple[Message, ...], text: str, *, local: bool) -> tuple[Message, ...]:
+    """The messages a direct call sends (planner.conversation fits them to the model's window)."""
+    model = LOCAL if local else CLOUD
+    return conversation.fit(direct.history_for(history, local=local), text, model=model, reserved=256).messages
+
+
 def chat(request: str, said: str) -> tuple[Message, ...]:
     return Message.text("user", request), Message.text("assistant", said)
 
 
 def test_a_tool_result_in_the_history_reaches_the_direct_call_as_a_note_on_the_users_side():
     history = (*chat("hi", "Hello!"), *tool_exchange("list my files", "3 result(s):\n- a.md\n- b.md\n- c.md"))
-    messages = direct.conversation(history, "Which one is newest?", local=False)
+    messages = seen(history, "Which one is newest?", local=False)
     assert [m.role for m in messages] == ["user", "assistant", "user"]
     assert messages[1].text_content == "Hello!", "a plain exchange stays as it was"
     assert messages[2].text_content == (
@@ -65,7 +75,7 @@ def test_a_tool_result_in_the_history_reaches_the_direct_call_as_a_note_on_the_u
 
 def test_a_local_model_sees_no_tool_exchange_at_all():
     history = (*chat("hi", "Hello!"), *tool_exchange("list my files", "3 result(s):\n- a.md\n- b.md\n- c.md"))
-    messages = direct.conversation(history, "Give me a recipe for pancakes.", local=True)
+    messages = seen(history, "Give me a recipe for pancakes.", local=True)
     assert [(m.role, m.text_content) for m in messages] == [
         ("user", "hi"),
         ("assistant", "Hello!"),
@@ -76,10 +86,10 @@ def test_a_local_model_sees_no_tool_exchange_at_all():
 def test_an_error_text_in_the_history_is_never_fed_back_as_the_assistants_words():
     dead_end = "I could not do this: This touches something outside your workspace (step 1 failed)."
     history = tool_exchange("write hi to /etc/hosts", dead_end, tool="write_files", failed=True)
-    [local] = direct.conversation(history, "Come stai?", local=True)
+    [local] = seen(history, "Come stai?", local=True)
     assert (local.role, local.text_content) == ("user", "Come stai?")
     # A capable model is told, as a note on the user's side, so that it can explain when asked.
-    [note] = direct.conversation(history, "why?", local=False)
+    [note] = seen(history, "why?", local=False)
     assert note.role == "user"
     assert note.text_content == (
         f'[Earlier: "write hi to /etc/hosts" could not be done with write_files. Reason given: {dead_end}]\n\nwhy?'
@@ -88,9 +98,9 @@ def test_an_error_text_in_the_history_is_never_fed_back_as_the_assistants_words(
 
 def test_a_local_model_sees_only_the_last_few_exchanges():
     history = tuple(m for n in range(6) for m in chat(f"question {n}", f"answer {n}"))
-    local = direct.conversation(history, "and now?", local=True)
+    local = seen(history, "and now?", local=True)
     assert [m.text_content for m in local[:-1]] == [t for n in range(3, 6) for t in (f"question {n}", f"answer {n}")]
-    assert len(direct.conversation(history, "and now?", local=False)) == 13
+    assert len(seen(history, "and now?", local=False)) == 13
 
 
 def test_a_local_model_gets_the_small_model_prompt_and_sampling_on_the_wire(settings):
