@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from agents.models import ChatSession, Message, RecurringTask, Turn, Workspace
+from agents.models import ChatSession, Checkpoint, Message, RecurringTask, Turn, Workspace
 
 
 class TurnInline(admin.TabularInline):
@@ -59,3 +59,20 @@ class RecurringTaskAdmin(admin.ModelAdmin):
     list_filter = ("status", "enabled")
     search_fields = ("name", "prompt", "owner__username")
     readonly_fields = ("runs_done", "last_run_at", "periodic", "created_at")
+
+
+@admin.register(Checkpoint)
+class CheckpointAdmin(admin.ModelAdmin):
+    """Read-only: rows are written by turns and taken back by /undo (agents/checkpoints.py)."""
+
+    list_display = ("rel_path", "session", "turn", "existed", "size", "skipped", "undone_at", "created_at")
+    list_filter = ("existed", "skipped")
+    list_select_related = ("session", "turn")
+    search_fields = ("rel_path", "session__owner__username")
+    exclude = ("content",)
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False

@@ -11,13 +11,17 @@ from pathlib import Path
 
 from django.conf import settings
 
-from agents import dotfiles, services, todos
+from agents import checkpoints, compaction, dotfiles, services, todos
 from agents.memory import FILES, Memory
-from agents.models import ChatSession, Message, Turn
+from agents.models import ChatSession
+from agents.selectors import session_history
 from billing import analytics
 from billing.cost import format_usd
+from planner import conversation, direct
+from routing import registry
 from routing.availability import availability
-from routing.registry import UnknownModel, current
+from routing.policy import in_force
+from routing.registry import ModelConfig, UnknownModel, current
 
 COMMANDS = {
     "/help": "this list",
@@ -25,7 +29,8 @@ COMMANDS = {
     "/models": "the models you can use, their aliases and whether they are available",
     "/cost": "this session's spend per turn, by model and role",
     "/sessions": "your recent sessions",
-    "/context": "what goes into the next prompt, with token estimates",
+    "/context": "what goes into the next prompt, part by part, with token counts",
+    "/compact": "fold the earlier turns into a short summary, keeping the last two",
     "/memory": "the workspace's MEMORY.md and USER.md, with their sizes and caps",
     "/skills": "the workspace's skills (.metnos/skills), and any that are invalid",
     "/skill": "/skill NAME shows one skill's instructions",
@@ -34,14 +39,38 @@ COMMANDS = {
     "/plan": "plan mode: the agent investigates and writes a plan, changing nothing, saved in .metnos/plans/",
     "/done": "leave plan mode",
     "/yolo": "/yolo on: tools that write, run commands or go online run without asking; /yolo off asks again",
+    "/undo": "takes back the files the last turn changed; /undo N the Nth latest such turn; --force overwrites edits",
 }
 _COMMAND = re.compile(r"^/[a-z][a-z-]*$")
+# Whole messages that mean /undo (folded: lower case, punctuation dropped), with their language.
+# Only these short forms: a longer sentence about undoing is a request for the engine.
+UNDO_PHRASES = {
+    "undo": "en",
+    "undo that": "en",
+    "undo the last change": "en",
+    "annulla": "it",
+    "annulla l ultima modifica": "it",
+    "torna indietro": "it",
+}
 
 
 def is_command(text: str) -> bool:
-    """`/word …`: a command (known or not). `/etc/hosts …` is a path, not a command."""
+    """`/word …`: a command (known or not). `/etc/hosts …` is a path, not a command. The plain
+    forms of undo (UNDO_PHRASES) are the /undo command too."""
     first = text.strip().split(maxsplit=1)[0] if text.strip() else ""
-    return bool(_COMMAND.match(first))
+    return bool(_COMMAND.match(first)) or plain_undo(text) is not None
+
+
+def name_of(text: str) -> str:
+    """The command a message runs: its first word, or /undo for a plain form of it."""
+    return "/undo" if plain_undo(text) is not None else text.strip().split()[0]
+
+
+def plain_undo(text: str) -> str | None:
+    """The language of a message that is one of UNDO_PHRASES, else None."""
+    if len(text) > 60 or text.lstrip().startswith("/"):
+        return None
+    return UNDO_PHRASES.get(" ".join(re.findall(r"[^\W_]+", text.lower())))
 
 
 @dataclass(frozen=True)
@@ -56,6 +85,8 @@ class Reply:
 
 
 def run(session: ChatSession, text: str) -> Reply:
+    if lang := plain_undo(text):
+        return Reply(text=checkpoints.undo(session, lang=lang))
     name, _, rest = text.strip().partition(" ")
     rest = rest.strip()
     root = services.workspace_path(services.session_workspace(session))
@@ -66,6 +97,7 @@ def run(session: ChatSession, text: str) -> Reply:
         "/cost": lambda: cost(session),
         "/sessions": lambda: sessions(session),
         "/context": lambda: context(session, root),
+        "/compact": lambda: compact(session),
         "/memory": lambda: memory(session, root),
         "/skills": lambda: skills(root),
         "/skill": lambda: skill(root, rest),
@@ -74,6 +106,7 @@ def run(session: ChatSession, text: str) -> Reply:
         "/todos": lambda: todos.render(ChatSession.objects.get(pk=session.pk).todos),
         "/plan": lambda: plan(session),
         "/done": lambda: done(session),
+        "/undo": lambda: undo(session, rest),
     }
     if name in builtin:
         return Reply(text=builtin[name]())
@@ -181,30 +214,52 @@ def sessions(session: ChatSession) -> str:
     return "Your recent sessions:\n" + "\n".join(lines)
 
 
-def _tokens(text: str) -> int:
-    return (len(text) + 3) // 4  # the same estimate budgets use (core.ir: about four characters a token)
-
-
 def context(session: ChatSession, root: Path) -> str:
-    """What the next turn's prompt holds, part by part."""
-    previous = list(
-        Turn.objects.filter(session=session, final_kind="answer")
-        .order_by("-created_at")
-        .values_list("id", flat=True)[: settings.METNOS_HISTORY_TURNS]
-    )
-    history = "".join(Message.objects.filter(turn_id__in=previous).values_list("text", flat=True))
+    """What the next turn's prompt holds, part by part, counted the way the prompt is built: the
+    model a plain message would get (pinned, else the workspace's or the global default), its
+    tokenizer, and the history fitted to its window (planner.conversation)."""
     workspace = services.session_workspace(session)
+    model = _next_model(session, workspace.name)
+    local = model.is_local
+    base = settings.METNOS_LOCAL_SYSTEM_PROMPT if local else settings.METNOS_SYSTEM_PROMPT
+    history = session_history(session=session, limit=settings.METNOS_HISTORY_TURNS)
+    fitted = conversation.fit(
+        direct.history_for(history, local=local), "", model=model, reserved=model.output_budget(),
+        fixed=base, summary="" if local else session.summary,
+    )  # fmt: skip
+    earlier = "\n\n".join(m.text_content for m in fitted.messages if m.text_content)
     parts = [
-        ("system prompt", settings.METNOS_SYSTEM_PROMPT),
+        ("system prompt", base),
         ("AGENTS.md", dotfiles.agents_md(root)),
         ("skills index", dotfiles.skill_index(root)),
         ("memory (MEMORY.md, USER.md)", Memory(workspace, root).prompt_segment()),
-        (f"history ({len(previous)} of the last {settings.METNOS_HISTORY_TURNS} answered turns)", history),
+        (f"history ({fitted.kept} earlier exchange(s) kept, {fitted.left_out} left out)", earlier),
     ]
-    lines = [f"{name}: ~{_tokens(text)} tokens ({len(text)} chars)" for name, text in parts]
-    total = sum(_tokens(text) for _, text in parts)
-    pinned = f"; pinned model: {session.sticky_model}" if session.sticky_model else ""
-    return "The next prompt holds:\n" + "\n".join(lines) + f"\ntotal: ~{total} tokens, plus your message{pinned}."
+    lines = [f"{name}: {model.count_tokens(text)} tokens ({len(text)} chars)" for name, text in parts]
+    total = sum(model.count_tokens(text) for _, text in parts)
+    summary = f"summary of earlier turns: {model.count_tokens(session.summary)} tokens" if session.summary else ""
+    counted = "its own tokenizer" if local else "an estimate of 4 characters a token"
+    return "\n".join(
+        [f"The next prompt for {model.name} ({model.context_window} tokens of context; counted with {counted}):",
+         *lines, *([summary] if summary else []),
+         f"total: {total} tokens, plus your message; up to {model.output_budget()} for the answer."]
+    )  # fmt: skip
+
+
+def _next_model(session: ChatSession, workspace: str) -> ModelConfig:
+    policy = in_force()
+    for name in (session.sticky_model, policy.workspace_defaults.get(workspace), policy.global_default,
+                 settings.METNOS_DEFAULT_MODEL):  # fmt: skip
+        if name:
+            try:
+                return registry.resolve(name)
+            except registry.UnknownModel:
+                continue
+    return registry.resolve(settings.METNOS_DEFAULT_MODEL)
+
+
+def compact(session: ChatSession) -> str:
+    return compaction.compact(session)
 
 
 def memory(session: ChatSession, root: Path) -> str:
@@ -267,3 +322,16 @@ def done(session: ChatSession) -> str:
         return "Plan mode is not on (/plan turns it on)."
     services.session_set_plan_mode(session=session, on=False)
     return "Plan mode off: tools that change things are available again."
+
+
+_UNDO_COUNT = re.compile(r"[1-9][0-9]{0,3}")
+
+
+def undo(session: ChatSession, args: str) -> str:
+    """/undo, /undo N, /undo --force, /undo N --force."""
+    words = args.split()
+    force = "--force" in words
+    count = [w for w in words if w != "--force"]
+    if len(count) > 1 or (count and not _UNDO_COUNT.fullmatch(count[0])):
+        return "Usage: /undo [N] [--force]: N counts back the turns that changed files (1 is the latest)."
+    return checkpoints.undo(session, n=int(count[0]) if count else 1, force=force)

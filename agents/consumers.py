@@ -137,7 +137,7 @@ class SessionConsumer(AsyncWebsocketConsumer):
         if commands.is_command(text):
             reply = await database_sync_to_async(commands.run)(self.session, text)
             if not reply.turn_text:
-                await self.send_json(frames.command_result(text.strip().split()[0], reply.text))
+                await self.send_json(frames.command_result(commands.name_of(text), reply.text))
                 return
             text, model = reply.turn_text, model or reply.model  # a custom command: its body is the turn
             options = reply.options

@@ -1,5 +1,6 @@
 from django.conf import settings
 from django.db import models
+from django.db.models.functions import MD5
 
 from core.clock import new_id
 
@@ -67,6 +68,10 @@ class ChatSession(models.Model):
     )
     depth = models.PositiveSmallIntegerField(default=0)
     profile = models.CharField(max_length=64, blank=True)
+    # Compaction (agents.compaction): the earlier turns that no longer fit a model's window, in a
+    # few lines, and the last turn it covers; the history models see starts after that turn.
+    summary = models.TextField(blank=True)
+    summary_through = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -221,3 +226,31 @@ class RecurringRun(models.Model):
 
     def __str__(self) -> str:
         return f"{self.task} at {self.ran_at:%Y-%m-%d %H:%M}: {self.status}"
+
+
+class Checkpoint(models.Model):
+    """What a file held before a turn first changed it, for /undo (agents/checkpoints.py). One row
+    per (turn, file); a subagent's changes are kept under the user's turn that started it. Undoing
+    marks the rows `undone_at` and drops their content; pruning deletes whole turns, oldest first."""
+
+    id = models.UUIDField(primary_key=True, default=new_id, editable=False)
+    session = models.ForeignKey(ChatSession, on_delete=models.CASCADE, related_name="checkpoints")
+    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="checkpoints")
+    rel_path = models.TextField()
+    existed = models.BooleanField()
+    content = models.BinaryField(null=True, blank=True)  # the file's bytes before; null: no file, or not kept
+    size = models.PositiveBigIntegerField(default=0)  # len(content): what counts against METNOS_UNDO_MAX_BYTES
+    skipped = models.BooleanField(default=False)  # too large (or not a plain file) to keep: undo says so
+    # What the turn left there: the file's SHA-256, or "" for no file; recorded when the turn ends.
+    # Null: the turn did not end normally, so undo asks before overwriting the file.
+    after_sha256 = models.CharField(max_length=64, null=True, blank=True)
+    undone_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        # On the path's MD5: a path may be longer than a btree index entry allows.
+        constraints = [models.UniqueConstraint("turn", MD5("rel_path"), name="one_checkpoint_per_turn_file")]
+        indexes = [models.Index(fields=["session", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.rel_path} before turn {self.turn_id}"

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from django.conf import settings
 
 from agents import dotfiles, frames, subagents
+from agents.checkpoints import TurnCheckpoints
 from agents.hooks import Blocked, Hooks
 from agents.memory import Memory
 from agents.models import Turn
@@ -130,6 +131,7 @@ def prepare(turn: Turn) -> TurnRun:
         user_id=session.owner_id,
         text=text,
         history=turn_history(turn=turn, limit=settings.METNOS_HISTORY_TURNS),
+        summary=session.summary,
         model=turn.requested_model or None,
         sticky_model=session.sticky_model or None,
         workspace=workspace.name,
@@ -153,6 +155,7 @@ def prepare(turn: Turn) -> TurnRun:
         skills=dotfiles.Skills(root),
         permissions=SessionPermissions(session),
         todos=SessionTodos(session),
+        checkpoints=TurnCheckpoints(turn),
         hooks=hooks,
     )
     if stopped is None:

@@ -133,15 +133,23 @@ SPOKEN_LAYERS = frozenset({"direct", "pre_fastpath", "decision", "engine", "reco
 
 
 def turn_history(*, turn: Turn, limit: int) -> tuple[IRMessage, ...]:
-    """The canonical messages of the last `limit` answered turns before `turn`. A turn whose
-    answer came from tools, or from the terminator, is carried as what it was: the tools it called
-    (tool_use) and its answer as their result (tool_result, an error for a dead end), never as words
-    the assistant said, which a small model copies as a template ("0 result(s):")."""
-    rows = (
-        Turn.objects.filter(session_id=turn.session_id, created_at__lt=turn.created_at, final_kind="answer")
-        .order_by("-created_at")
-        .values_list("id", "layer", "trace")[:limit]
-    )
+    """The canonical messages of the last `limit` answered turns before `turn`, after those the
+    session's summary covers (session_history)."""
+    return session_history(session=turn.session, before=turn.created_at, limit=limit)
+
+
+def session_history(*, session: ChatSession, before=None, limit: int) -> tuple[IRMessage, ...]:
+    """The canonical messages of the session's last `limit` answered turns (before `before`, when
+    given), after those the session's summary covers. A turn whose answer came from tools, or
+    from the terminator, is carried as what it was: the tools it called (tool_use) and its answer
+    as their result (tool_result, an error for a dead end), never as words the assistant said,
+    which a small model copies as a template ("0 result(s):")."""
+    answered = Turn.objects.filter(session_id=session.pk, final_kind="answer")
+    if before is not None:
+        answered = answered.filter(created_at__lt=before)
+    if session.summary_through is not None:
+        answered = answered.filter(created_at__gt=session.summary_through)
+    rows = list(answered.order_by("-created_at").values_list("id", "layer", "trace")[:limit])
     layers = {turn_id: layer for turn_id, layer, _ in rows}
     calls = {turn_id: steps for turn_id, _, trace in rows if (steps := _steps(trace or {}))}
     events = TraceEvent.objects.filter(turn_id__in=set(layers) - set(calls), type="tool.called").order_by("ts")

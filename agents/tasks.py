@@ -11,7 +11,7 @@ from datetime import timedelta
 from celery import shared_task
 from django.conf import settings
 
-from agents import recurring, runtime
+from agents import checkpoints, compaction, recurring, runtime
 from agents.models import RecurringTask
 from agents.push import pusher
 from agents.services import turns
@@ -38,6 +38,19 @@ def run_turn(turn_id: str) -> None:
         outcome = runtime.crashed(exc)
     turns.turn_complete(turn=turn, outcome=run.finish(outcome), resumed=run.resuming)
     pusher.drain()
+    _compact_after(turn, outcome)
+
+
+def _compact_after(turn, outcome) -> None:
+    """The session's older turns fold into its summary once the next prompt would not hold them
+    (agents.compaction); a side effect that never fails the turn."""
+    model = (outcome.route or {}).get("winner")
+    if outcome.final_kind != "answer":
+        return
+    try:
+        compaction.after_turn(turn.session, model or "")
+    except Exception:
+        logger.exception("could not compact session %s after turn %s", turn.session_id, turn.id)
 
 
 @shared_task(name="agents.tasks.sweep_stale_turns")
@@ -60,3 +73,10 @@ def run_recurring(task_id: str) -> str:
     if task is None:
         return "gone"
     return recurring.fire(task).status
+
+
+@shared_task(name="agents.tasks.prune_checkpoints")
+def prune_checkpoints() -> int:
+    """Beat: each session keeps at most METNOS_UNDO_MAX_BYTES of checkpoints for /undo, the
+    oldest turns dropped first; returns how many turns were dropped."""
+    return checkpoints.prune_all()

@@ -147,6 +147,7 @@ CELERY_BEAT_SCHEDULE = {
     "autopath-promoter": {"task": "planner.tasks.promote_autopaths", "schedule": crontab(minute="*/15")},
     "observations-compaction": {"task": "planner.tasks.compact_observations", "schedule": crontab(hour=3, minute=40)},
     "ledger-reaper": {"task": "billing.tasks.reap_ledger", "schedule": 300.0},
+    "undo-checkpoints-pruning": {"task": "agents.tasks.prune_checkpoints", "schedule": crontab(minute=20)},
 }
 
 # Chat turns.
@@ -159,6 +160,8 @@ METNOS_WS_BURST = env_int("METNOS_WS_BURST", 20)
 METNOS_WS_FLOOD_CLOSE = env_int("METNOS_WS_FLOOD_CLOSE", 200)
 METNOS_DELTA_FLUSH_MS = env_int("METNOS_DELTA_FLUSH_MS", 50)
 METNOS_HISTORY_TURNS = env_int("METNOS_HISTORY_TURNS", 6)
+# /undo: the bytes of files as they were before each turn changed them, kept per session.
+METNOS_UNDO_MAX_BYTES = env_int("METNOS_UNDO_MAX_BYTES", 50 * 1024 * 1024)
 METNOS_SYSTEM_PROMPT = env_str(
     "METNOS_SYSTEM_PROMPT", "You are Metnos, a helpful assistant. Answer briefly and plainly."
 )
