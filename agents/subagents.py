@@ -42,6 +42,7 @@ class Profile:
         return self.model or tiers.get(self.tier, settings.METNOS_WORKER_MODEL)
 
 
+WRITE = ("write_files", "edit_file", "move_files", "delete_files", "make_dirs")
 BUILTIN = {
     "main": Profile("main", "the main agent: every tool", None, 30, tier="wise"),
     "explore": Profile("explore", "reads and searches the workspace; changes nothing", READ, 10),
@@ -52,7 +53,7 @@ BUILTIN = {
         10,
         instructions="Answer with a plan in Markdown: goal, ordered steps, files, risks.",
     ),
-    "code": Profile("code", "reads, writes files and runs commands", (*READ, "write_files", "run_shell"), 20),
+    "code": Profile("code", "reads, writes files and runs commands", (*READ, *WRITE, "run_shell"), 20),
 }
 
 

@@ -82,6 +82,56 @@ def _write(result: dict, it: bool, request: str) -> str:
     return f"Salvato in {result['path']}." if it else f"Saved to {result['path']}."
 
 
+def _edited(result: dict, it: bool, request: str) -> str:
+    n, line, path = result.get("replacements", 1), result.get("line", 1), result["path"]
+    if it:
+        what = f"{n} sostituzion{'e' if n == 1 else 'i'}, {'riga' if n == 1 else 'dalla riga'} {line}"
+        return f"Modificato {path} ({what})."
+    return f"Edited {path} ({n} replacement{'' if n == 1 else 's'}, {'line' if n == 1 else 'from line'} {line})."
+
+
+def _moved(result: dict, it: bool, request: str) -> str:
+    moved = result.get("moved", [])
+    if len(moved) == 1:
+        return (
+            f"Spostato {moved[0]['from']} in {moved[0]['to']}."
+            if it
+            else f"Moved {moved[0]['from']} to {moved[0]['to']}."
+        )
+    folder = moved[0]["to"].rpartition("/")[0] or "."
+    return f"Spostati {len(moved)} elementi in {folder}/." if it else f"Moved {len(moved)} items into {folder}/."
+
+
+def _deleted(result: dict, it: bool, request: str) -> str:
+    deleted, files = result.get("deleted", []), result.get("files", 0)
+    if len(deleted) == 1 and result.get("folders"):
+        return (
+            f"Eliminata la cartella {deleted[0]}/ ({files} file)."
+            if it
+            else f"Deleted the folder {deleted[0]}/ ({files} file{'' if files == 1 else 's'})."
+        )
+    if len(deleted) == 1:
+        return f"Eliminato {deleted[0]}." if it else f"Deleted {deleted[0]}."
+    if result.get("folders"):
+        return (
+            f"Eliminati {len(deleted)} elementi ({files} file)."
+            if it
+            else f"Deleted {len(deleted)} items ({files} files)."
+        )
+    return f"Eliminati {len(deleted)} file." if it else f"Deleted {len(deleted)} files."
+
+
+def _made(result: dict, it: bool, request: str) -> str:
+    created, existing = result.get("created", []), result.get("existing", [])
+    if len(created) == 1:
+        return f"Creata la cartella {created[0]}/." if it else f"Created the folder {created[0]}/."
+    if created:
+        return f"Create {len(created)} cartelle." if it else f"Created {len(created)} folders."
+    if len(existing) == 1:
+        return f"La cartella {existing[0]}/ esiste già." if it else f"The folder {existing[0]}/ already exists."
+    return f"Le {len(existing)} cartelle esistono già." if it else f"All {len(existing)} folders already exist."
+
+
 def _memory(en: str, itl: str) -> Callable[[dict, bool, str], str]:
     def say(result: dict, it: bool, request: str) -> str:
         return (itl if it else en).format(file=result.get("file", "MEMORY.md"), bytes=result.get("bytes", 0))
@@ -171,6 +221,10 @@ _SAY: dict[str, Callable[[dict, bool, str], str | None]] = {
     "grep_files": _listing,
     "get_urls": _listing,
     "write_files": _write,
+    "edit_file": _edited,
+    "move_files": _moved,
+    "delete_files": _deleted,
+    "make_dirs": _made,
     "compute": _text("value"),
     "get_time": _time,
     "run_shell": _shell,

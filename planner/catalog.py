@@ -33,7 +33,7 @@ CATEGORIES = {"E": "extract", "F": "format", "A": "act", "T": "terminal"}
 VERB_CATEGORY = {
     "read": "E", "list": "E", "find": "E", "grep": "E", "get": "E", "scratchpad": "E", "search": "E",
     "compute": "F", "format": "F", "summarize": "F", "extract": "F",
-    "write": "A", "run": "A", "send": "A", "delete": "A", "move": "A", "create": "A",
+    "write": "A", "run": "A", "send": "A", "delete": "A", "move": "A", "create": "A", "edit": "A", "make": "A",
     "final": "T", "memory": "A", "skill": "E", "todo": "A",
     "schedule": "A", "cancel": "A", "show": "E", "toggle": "A", "history": "E",
 }  # fmt: skip

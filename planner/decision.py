@@ -169,6 +169,13 @@ _GREP = _any(
 )
 # Verbs of the file tools, for the first tool the workspace evidence points at.
 _FIRST_FILE_TOOL = (
+    ("make_dirs", _any(r"mkdir|(?:create|make) (?:a |the |new |a new )?(?:folder|directory|dir)s?|new folder|"
+                       r"crea (?:una |la )?(?:nuova )?cartella|nuova cartella")),
+    ("edit_file", _any(r"replace|change|edit|fix|correct|modify|update|sostituisci|cambia|modifica|correggi|aggiorna|"
+                       r"(?:delete|remove|cancella|elimina|rimuovi) (?:the |la |una |the last |the first |l'ultima )?"
+                       r"(?:lines?|words?|righe|riga|parola|parole|typo)")),
+    ("move_files", _any(r"move|rename|sposta|rinomina|spostalo|rinominalo")),
+    ("delete_files", _any(r"delete|remove|erase|cancella|elimina|rimuovi|cancellalo|eliminalo")),
     ("write_files", _any(r"write|save|store|append|add|note down|put|create|overwrite|"
                          r"make (?:me )?(?:a|an)|creare|scrivere|salvare|aggiungere|annotare|"
                          r"make (?:a |an )?(?:new )?(?:file|note)|"
@@ -347,7 +354,7 @@ def _file_tool(folded: str, extraction: P.Extraction, ranked: list[Candidate]) -
         if folder is not None and folder.text.endswith("/"):
             return "list_files"
         return "read_files"
-    files = [c.name for c in ranked if c.name.endswith("_files")]
+    files = [c.name for c in ranked if c.name in _LOOKING_FILE_TOOLS]
     return files[0] if files else (ranked[0].name if ranked else None)
 
 
@@ -357,6 +364,8 @@ _BY_NAME = _any(
     r"file (?:chiamat\w+|di nome|che si chiamano)"
 )
 _CONTENTS = _any(r"contents? of|contenuto (?:di|del|della|dello)|what(?:'s| is) in(?:side)?|cosa c'e (?:in|dentro|nel)")
+# The file tools that only look, for a request whose verbs name none.
+_LOOKING_FILE_TOOLS = ("read_files", "list_files", "find_files", "grep_files")
 _LINES = _any(r"lines?|righe|riga|words?|parole|characters|caratteri")
 
 

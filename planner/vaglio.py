@@ -3,11 +3,13 @@
 1. The guard is binary and does not relax. It blocks a step when any argument mentions a
    forbidden path (~/.ssh, /etc/passwd|shadow|sudoers, /root, /boot, /sys, /proc, /dev/sd*,
    /dev/nvme*, ~/.aws/credentials, ~/.config/*/credentials.env, ~/.gnupg), when a path argument
-   resolves outside the workspace, and, for executors with the code:exec capability, when the
+   resolves outside the workspace (a path argument: one so named, or one whose schema has a path
+   format, at any depth), and, for executors with the code:exec capability, when the
    command is destructive (rm -rf / or ~, mkfs, dd of=/dev/…, a fork bomb, recursive chmod/chown
-   of /) or names a path outside the workspace. A write (fs:write) may change a file that
-   already exists only when the request names that file as a destination ("to notes/b.md",
-   "update notes/b.md"); "a summary of notes/b.md" names it as a source, so it is not overwritten.
+   of /) or names a path outside the workspace. A write (fs:write) may change a file or folder
+   that already exists only when the request names it as a destination ("to notes/b.md", "update
+   notes/b.md", "delete a.md and b.md", "move old/ into archive/"); "a summary of notes/b.md"
+   names it as a source, so it is not overwritten.
 2. The judge scores the step in [0, 1] with documented rules and blocks it below the threshold
    (METNOS_JUDGE_THRESHOLD, 0.30):
    - base 0.7;
@@ -30,6 +32,7 @@ from django.conf import settings
 
 from planner.catalog import Executor
 from planner.plan import strings
+from planner.validator import PATH_FORMATS
 from planner.workspace import OutsideWorkspace, resolve
 
 logger = logging.getLogger("metnos.vaglio")
@@ -68,16 +71,27 @@ _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # Words that, right before a path in the request, make it the destination of a write.
 _DESTINATION = re.compile(
     r"\b(to|into|onto|as|over|overwrite|update|edit|modify|change|replace|fix|rewrite|append|save|write|"
-    r"sovrascrivi|aggiorna|modifica|cambia|correggi|riscrivi|salva|scrivi|aggiungi|nel|nella|sul|sulla)"
-    r"\s+(?:(?:the|file|il|la|lo|in|a)\s+)*[`'\"]?$",
+    r"delete|remove|erase|rm|move|rename|create|make|mkdir|"
+    r"sovrascrivi|aggiorna|modifica|cambia|correggi|riscrivi|salva|scrivi|aggiungi|nel|nella|sul|sulla|"
+    r"elimina|cancella|rimuovi|sposta|rinomina|crea)"
+    r"\s+(?:(?:the|file|files|folder|folders|directory|il|la|lo|i|le|gli|in|a|cartella|cartelle)\s+)*[`'\"]?$",
     re.IGNORECASE,
 )
 # "fix the typo in notes/b.md": after an editing verb, "in" also names the destination.
 _EDIT_IN = re.compile(
-    r"\b(fix|edit|update|change|replace|correct|modify|rename|insert|correggi|modifica|aggiorna|cambia|sostituisci)\b"
-    r".*\b(in|inside|within|nel|nella|dentro)\s+(?:(?:the|file|il|la|lo)\s+)*[`'\"]?$",
+    r"\b(fix|edit|update|change|replace|correct|modify|rename|insert|move|remove|delete|"
+    r"correggi|modifica|aggiorna|cambia|sostituisci|sposta|rimuovi|elimina|cancella)\b"
+    r".*\b(in|inside|within|nel|nella|dentro)\s+(?:(?:the|file|folder|il|la|lo|cartella)\s+)*[`'\"]?$",
     re.IGNORECASE | re.DOTALL,
 )
+# "remove the last line from notes/b.md": after a removing verb, "from" names what changes.
+_REMOVE_FROM = re.compile(
+    r"\b(remove|delete|drop|strip|erase|rimuovi|elimina|cancella|togli)\b"
+    r".*\b(from|da|dal|dalla|dallo)\s+(?:(?:the|file|il|la|lo)\s+)*[`'\"]?$",
+    re.IGNORECASE | re.DOTALL,
+)
+# "delete a.md, b.md and c.md": the earlier names of a list, skipped back to the verb before them.
+_LISTED = re.compile(r"[`'\"]?[\w./*~-]+[`'\"]?\s*(?:,|\band\b|\be\b|&)\s*(?:(?:the|il|la|lo|i|le|gli)\s+)?[`'\"]?$")
 
 
 @dataclass(frozen=True)
@@ -100,8 +114,21 @@ class Verdict:
         }
 
 
-def _path_values(args: dict) -> list[str]:
-    return [s for key, value in args.items() if key in PATH_ARGS for s in strings(value)]
+def _path_values(executor: Executor, args: dict) -> list[str]:
+    named = [s for key, value in args.items() if key in PATH_ARGS for s in strings(value)]
+    return list(dict.fromkeys([*named, *_formatted(executor.args_schema, args)]))
+
+
+def _formatted(schema: dict, value: object) -> list[str]:
+    """The strings in `value` whose schema gives them a path format, however deep they sit."""
+    if isinstance(value, str):
+        return [value] if schema.get("format") in PATH_FORMATS else []
+    if isinstance(value, list):
+        return [s for item in value for s in _formatted(schema.get("items") or {}, item)]
+    if isinstance(value, dict):
+        properties = schema.get("properties") or {}
+        return [s for key, item in value.items() for s in _formatted(properties.get(key) or {}, item)]
+    return []
 
 
 def _shell_paths(command: str) -> list[str]:
@@ -120,17 +147,27 @@ def _shell_paths(command: str) -> list[str]:
 def _named_as_destination(request_text: str, workspace: Path, target: Path) -> bool:
     rel = target.relative_to(workspace).as_posix()
     for candidate in {rel, f"./{rel}"}:
-        for match in re.finditer(rf"(?<![\w./-]){re.escape(candidate)}(?![\w/-])", request_text):
-            before = request_text[: match.start()]
-            if _DESTINATION.search(before) or _EDIT_IN.search(before):
+        for match in re.finditer(rf"(?<![\w./-]){re.escape(candidate)}(?![\w-]|/[\w.*-])", request_text):
+            if _destination_before(request_text[: match.start()]):
                 return True
+    return False
+
+
+def _destination_before(before: str) -> bool:
+    for _ in range(20):  # the most paths a step takes
+        if _DESTINATION.search(before) or _EDIT_IN.search(before) or _REMOVE_FROM.search(before):
+            return True
+        listed = _LISTED.search(before)
+        if listed is None:
+            return False
+        before = before[: listed.start()]
     return False
 
 
 def _overwrites_unasked(executor: Executor, args: dict, workspace: Path, request_text: str) -> bool:
     if "fs:write" not in executor.capabilities:
         return False
-    for value in _path_values(args):
+    for value in _path_values(executor, args):
         target = resolve(workspace, value)
         if target.exists() and not _named_as_destination(request_text, workspace.resolve(), target):
             return True
@@ -143,7 +180,7 @@ def guard(executor: Executor, args: dict, workspace: Path, request_text: str = "
         for pattern in FORBIDDEN_PATHS:
             if pattern.search(text):
                 return "an argument names a forbidden path"
-    for value in _path_values(args):
+    for value in _path_values(executor, args):
         try:
             resolve(workspace, value)
         except OutsideWorkspace:

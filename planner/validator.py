@@ -16,8 +16,11 @@ Given the request (`request_text`, and the workspace so that a plain word naming
 counts), two more rules reject a plan before anything runs:
 - invented_target: a step that writes, moves or deletes (capability fs:write) targets a path the
   request does not name. Named: a path or glob typed in the request (a quoted name that looks like
-  a path, an identifier that exists in the workspace), or a value derived from its words
-  (planner.object_kinds: "markdown files" → *.md, "my files" → the root). A target taken from an
+  a path, an identifier that exists in the workspace, the word after "folder": «crea la cartella
+  docs»), a value derived from its words (planner.object_kinds: "markdown files" → *.md, "my
+  files" → the root), or a named name inside a named folder ("move notes/a.md into archive/" →
+  archive/a.md). Every path-format argument counts: an edit's file, a move's paths and
+  destination, a delete's paths, the folders to make. A target taken from an
   earlier step's result (`${step1.entries.0.path}`) is named when that step's own target is
   (the folder or glob it searched, the file it read); one from a filler or the runtime never is.
   (Paths the conversation names will count too, once the follow-up layer passes them here.)
@@ -170,6 +173,12 @@ PATH_FORMATS = frozenset({"file", "folder", "path", "glob"})
 _NAME_OBJECTS = {"files": ("files", "lines", "folder"), "urls": ("web",), "time": ("time",),
                  "shell": ("command",), "compute": ("numbers",)}  # fmt: skip
 _NAME_VALUES = {"files": ("path", "glob", "ext"), "urls": ("url",), "time": ("datetime",), "compute": ("number",)}
+# "a folder called docs", «la cartella progetti»: the word after the noun is the folder's name.
+_FOLDER_NAMED = re.compile(
+    r"\b(?:folder|directory|cartella)\s+(?:(?:called|named|chiamata|di nome)\s+)?[`'\"«]?([\w][\w.-]*/?)",
+    re.IGNORECASE,
+)
+_NOT_NAMES = STOPWORDS | {"inside", "within", "under", "below", "dentro", "sotto"}
 
 
 def normalized(path: str) -> str:
@@ -198,6 +207,7 @@ class Request:
         for v in extraction.values:
             if v.type in ("path", "glob") or (v.type in ("quoted", "identifier") and _names_a_file(v.text, workspace)):
                 named.add(normalized(v.text))
+        named |= {normalized(m.group(1)) for m in _FOLDER_NAMED.finditer(text) if fold(m.group(1)) not in _NOT_NAMES}
         rest = fold(re.sub(r"<\w+:\d+>", " ", extraction.masked))
         return cls(
             named=frozenset(named),
@@ -242,7 +252,11 @@ def _named(value: str, index: int, plan: Plan, catalog: Catalog, request: Reques
     """Whether a target value of step `index` is one the request names (see the module docstring)."""
     refs = references(value)
     if not refs:
-        return normalized(value) in request.named
+        target = normalized(value)
+        folder, _, name = target.rpartition("/")
+        return target in request.named or (
+            bool(folder) and folder in request.named and any(n.rsplit("/", 1)[-1] == name for n in request.named)
+        )
     for kind, target, _ in refs:
         if kind == "PARAM":  # bound from the request by plan memory
             continue

@@ -4,6 +4,7 @@ which recovery reads (never the message text)."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -129,7 +130,7 @@ class ExecContext:
     hooks: HookRunner | None = None
     delegate: Delegate | None = None
     recurring: RecurringStore | None = None
-    checkpoints: CheckpointStore | None = None  # None: nothing is kept for undo (planner tests, subagents)
+    checkpoints: CheckpointStore | None = None  # None: nothing is kept for undo (planner tests, benches)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def path(self, user_path: str) -> Path:
@@ -145,3 +146,37 @@ class ExecContext:
         """Call before changing, creating or deleting the file at `path` (a resolved path)."""
         if self.checkpoints is not None:
             self.checkpoints.before_change(self.rel(path), path)
+
+    def entry(self, user_path: str) -> Path:
+        """The file or folder `user_path` names, for a tool that moves or deletes it. Unlike `path`,
+        a symbolic link that stays inside the workspace is the entry itself, not its target:
+        deleting `latest.md -> notes/2024.md` removes the link and keeps the note."""
+        target = self.path(user_path)
+        name = Path(user_path).name
+        if name in ("", ".", ".."):
+            return target
+        own = self.path(str(Path(user_path).parent)) / name
+        return own if own.is_symlink() else target
+
+    def files_under(self, path: Path, limit: int) -> list[Path]:
+        """The regular files at or under `path` (a folder's whole tree): what a move or a delete
+        checkpoints. A link inside that leads outside the workspace refuses the whole operation;
+        one that stays inside is moved or removed as a link, and holds no content to keep."""
+        if path.is_symlink() or not path.is_dir():
+            return [path] if path.is_file() and not path.is_symlink() else []
+        found: list[Path] = []
+        for folder, dirs, files in os.walk(path):
+            for name in dirs + files:
+                item = Path(folder) / name
+                if item.is_symlink():
+                    try:
+                        resolve(self.workspace, str(item))
+                    except OutsideWorkspace:
+                        raise ExecutorError(
+                            "outside_workspace", f"{self.rel(item)} is a link that leads outside the workspace"
+                        ) from None
+                elif name in files and item.is_file():
+                    found.append(item)
+            if len(found) > limit:
+                raise ExecutorError("too_large", f"{self.rel(path)} holds more than {limit} files")
+        return found

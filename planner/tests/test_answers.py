@@ -25,6 +25,39 @@ def test_a_write_says_where_it_saved_or_appended():
     assert italian == "Aggiunto a todo.txt."
 
 
+@pytest.mark.parametrize(
+    ("tool", "result", "en", "it"),
+    [
+        ("edit_file", {"ok": True, "path": "notes.md", "replacements": 1, "line": 4},
+         "Edited notes.md (1 replacement, line 4).", "Modificato notes.md (1 sostituzione, riga 4)."),
+        ("edit_file", {"ok": True, "path": "notes.md", "replacements": 3, "line": 2},
+         "Edited notes.md (3 replacements, from line 2).", "Modificato notes.md (3 sostituzioni, dalla riga 2)."),
+        ("move_files", {"ok": True, "moved": [{"from": "a.md", "to": "b.md"}], "count": 1},
+         "Moved a.md to b.md.", "Spostato a.md in b.md."),
+        ("move_files", {"ok": True, "moved": [{"from": "a.md", "to": "old/a.md"}, {"from": "b.md", "to": "old/b.md"}],
+                        "count": 2},
+         "Moved 2 items into old/.", "Spostati 2 elementi in old/."),
+        ("delete_files", {"ok": True, "deleted": ["a.md"], "count": 1, "files": 1, "folders": 0},
+         "Deleted a.md.", "Eliminato a.md."),
+        ("delete_files", {"ok": True, "deleted": ["a.md", "b.md"], "count": 2, "files": 2, "folders": 0},
+         "Deleted 2 files.", "Eliminati 2 file."),
+        ("delete_files", {"ok": True, "deleted": ["old"], "count": 1, "files": 3, "folders": 1},
+         "Deleted the folder old/ (3 files).", "Eliminata la cartella old/ (3 file)."),
+        ("delete_files", {"ok": True, "deleted": ["old", "a.md"], "count": 2, "files": 4, "folders": 1},
+         "Deleted 2 items (4 files).", "Eliminati 2 elementi (4 file)."),
+        ("make_dirs", {"ok": True, "created": ["docs"], "existing": [], "count": 1},
+         "Created the folder docs/.", "Creata la cartella docs/."),
+        ("make_dirs", {"ok": True, "created": ["a", "b"], "existing": ["c"], "count": 3},
+         "Created 2 folders.", "Create 2 cartelle."),
+        ("make_dirs", {"ok": True, "created": [], "existing": ["docs"], "count": 1},
+         "The folder docs/ already exists.", "La cartella docs/ esiste già."),
+    ],
+)  # fmt: skip
+def test_the_file_tools_say_what_they_changed_in_one_sentence(tool, result, en, it):
+    assert of_result(tool, result, "please do it") == en
+    assert of_result(tool, result, "per favore fallo nella cartella") == it
+
+
 def test_memory_tools_say_what_they_noted_in_the_users_language():
     assert of_result("memory_add", MEMORY, "remember that my favourite colour is green") == "Noted in MEMORY.md."
     assert of_result("memory_add", MEMORY, "ricorda che il mio colore preferito è il verde") == "Annotato in MEMORY.md."

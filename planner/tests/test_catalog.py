@@ -29,6 +29,10 @@ BUILTINS = {
     "toggle_recurring",
     "history_recurring",
     "run_now_recurring",
+    "edit_file",
+    "move_files",
+    "delete_files",
+    "make_dirs",
 }
 
 

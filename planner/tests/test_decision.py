@@ -89,6 +89,13 @@ def test_conversation_goes_direct(text):
         ("aggiungi ai miei compiti: chiamare il meccanico", "todo_update"),
         ("ogni primo del mese alle 9 ricordami le bollette", "schedule_recurring"),
         ("affida a un subagente la revisione dei test", "run_task"),
+        ("replace 'teh' with 'the' in draft.md", "edit_file"),
+        ("cancella la riga 'latte' da spesa.txt", "edit_file"),
+        ("rename notes.md to journal.md", "move_files"),
+        ("sposta a.txt nella cartella archivio", "move_files"),
+        ("delete old.log", "delete_files"),
+        ("create a folder called reports", "make_dirs"),
+        ("crea la cartella foto/2024", "make_dirs"),
     ],
 )
 def test_an_action_on_a_named_object_goes_to_the_tools_and_names_the_first(text, tool):

@@ -62,7 +62,8 @@ def test_a_capable_models_plan_size_and_budgets_come_from_its_row():
 def test_the_prompt_is_short_signatures_not_schemas(cat):
     candidates = [cat.executors[name] for name in ("read_files", "find_files")]
     prompt = build_prompt("read notes/a.md", extract("read notes/a.md"), candidates, [])
-    assert "- read_files(paths: list of file, tail_lines?: integer, head_lines?: integer)" in prompt
+    signature = "- read_files(paths: list of file, tail_lines?: integer, head_lines?: integer, offset?: integer, limit?"
+    assert signature in prompt
     assert '"type"' not in prompt.split("Example")[0], "no JSON Schema in the tool list"
     assert json.loads(prompt.split("Example of a plan of this kind:\n")[1])["steps"][0]["args"]["paths"] == [
         "notes/a.md"

@@ -128,6 +128,45 @@ def test_tools_that_serve_the_request_pass(cat, text, steps):
     assert problems(cat, text, *steps) == []
 
 
+@pytest.mark.parametrize(
+    ("text", "tool", "args"),
+    [
+        ("fix the typo in notes/a.md", "edit_file", {"path": "notes/a.md", "old": "lne", "new": "line"}),
+        ("correggi il refuso in notes/b.md", "edit_file", {"path": "notes/b.md", "old": "Ada", "new": "Adam"}),
+        ("move notes/a.md into archive/", "move_files", {"paths": ["notes/a.md"], "to": "archive/"}),
+        ("move notes/a.md into archive/", "move_files", {"paths": ["notes/a.md"], "to": "archive/a.md"}),
+        ("rename data.txt to numbers.txt", "move_files", {"paths": ["data.txt"], "to": "numbers.txt"}),
+        ("sposta notes/a.md e notes/b.md nella cartella archivio", "move_files",
+         {"paths": ["notes/a.md", "notes/b.md"], "to": "archivio"}),
+        ("delete notes/a.md and data.txt", "delete_files", {"paths": ["notes/a.md", "data.txt"]}),
+        ("elimina la cartella notes/", "delete_files", {"paths": ["notes"], "recursive": True}),
+        ("create a folder called docs", "make_dirs", {"paths": ["docs"]}),
+        ("crea la cartella progetti", "make_dirs", {"paths": ["progetti"]}),
+        ("make the folders src/ and tests/", "make_dirs", {"paths": ["src", "tests/"]}),
+    ],
+)  # fmt: skip
+def test_the_file_tools_act_on_the_paths_the_request_names(cat, workspace, text, tool, args):
+    assert problems(cat, text, (tool, args), workspace=workspace) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "tool", "args"),
+    [
+        ("fix the typo in notes/a.md", "edit_file", {"path": "notes/b.md", "old": "B", "new": "C"}),
+        ("move notes/a.md into archive/", "move_files", {"paths": ["notes/a.md"], "to": "elsewhere/"}),
+        ("move notes/a.md into archive/", "move_files", {"paths": ["notes/b.md"], "to": "archive/"}),
+        ("move notes/a.md into archive/", "move_files", {"paths": ["notes/a.md"], "to": "archive/b.md"}),
+        ("delete notes/a.md", "delete_files", {"paths": ["notes/a.md", "data.txt"]}),
+        ("make a new folder", "make_dirs", {"paths": ["stuff"]}),
+        ("create a folder inside notes/", "make_dirs", {"paths": ["inside"]}),
+    ],
+)  # fmt: skip
+def test_a_file_tool_that_touches_a_path_the_request_never_names_is_an_invented_target(
+    cat, workspace, text, tool, args
+):
+    assert (1, "invented_target") in problems(cat, text, (tool, args), workspace=workspace)
+
+
 def test_a_plan_with_an_invented_target_is_reproposed_once_and_never_runs(planner_model, workspace):
     invented = plan(("write_files", {"path": "hiiuaiyut", "content": "line 1"}))
     intent = completion('{"verb": "write", "object": "files"}')  # "copy" is no verb the extractor knows

@@ -16,18 +16,29 @@ def run(args: dict, ctx: ExecContext) -> dict:
             data = fh.read(MAX_BYTES)
         text = data.decode("utf-8", errors="replace")
         lines = text.splitlines()
-        if args.get("tail_lines"):
-            lines = lines[-args["tail_lines"] :]
-        elif args.get("head_lines"):
-            lines = lines[: args["head_lines"]]
-        content = "\n".join(lines) if (args.get("tail_lines") or args.get("head_lines")) else text
+        window = _window(len(lines), args)
+        start = window[0] if window else 0
         entries.append(
             {
                 "path": ctx.rel(path),
-                "content": content,
-                "lines": len(text.splitlines()),
+                "content": "\n".join(lines[window[0] : window[1]]) if window else text,
+                "lines": len(lines),
+                "first_line": start + 1,
                 "size": size,
                 "truncated": size > MAX_BYTES,
             }
         )
     return {"ok": True, "entries": entries, "count": len(entries)}
+
+
+def _window(total: int, args: dict) -> tuple[int, int] | None:
+    """The lines to return as (start, end) indexes, or None for the whole text. offset and limit
+    come first (a model paging through a long file); then tail_lines, then head_lines."""
+    if args.get("offset") or args.get("limit"):
+        start = args.get("offset", 1) - 1
+        return start, (start + args["limit"]) if args.get("limit") else total
+    if args.get("tail_lines"):
+        return max(0, total - args["tail_lines"]), total
+    if args.get("head_lines"):
+        return 0, args["head_lines"]
+    return None

@@ -12,6 +12,7 @@ def run(args: dict, ctx: ExecContext) -> dict:
     if path.exists() and path.is_dir():
         raise ExecutorError("invalid_args", f"{args['path']!r} is a directory")
     path.parent.mkdir(parents=True, exist_ok=True)
+    ctx.checkpoint(path)
     append = bool(args.get("append"))
     if append and content and _needs_separator(path):
         content = "\n" + content  # appended text starts a new line, not the end of the last one
