@@ -18,7 +18,7 @@ from agents.models import Turn
 from agents.permissions import SessionPermissions
 from agents.push import DeltaBatcher, pusher
 from agents.recurring import Recurring
-from agents.selectors import turn_history, workspace_access
+from agents.selectors import previous_facts, turn_history, workspace_access
 from agents.services import sessions, turns, workspaces
 from agents.todos import SessionTodos
 from core.clock import monotonic_ms
@@ -132,6 +132,7 @@ def prepare(turn: Turn) -> TurnRun:
         text=text,
         history=turn_history(turn=turn, limit=settings.METNOS_HISTORY_TURNS),
         summary=session.summary,
+        previous=previous_facts(turn=turn),
         model=turn.requested_model or None,
         sticky_model=session.sticky_model or None,
         workspace=workspace.name,

@@ -167,6 +167,22 @@ def session_history(*, session: ChatSession, before=None, limit: int) -> tuple[I
     return tuple(history)
 
 
+def previous_facts(*, turn: Turn) -> dict:
+    """What the session's last answered turn before `turn` left for follow-ups (planner.followup):
+    its request and answer, and the facts its plan recorded (the plan, its last listing, the files
+    it named)."""
+    last = (
+        Turn.objects.filter(session_id=turn.session_id, created_at__lt=turn.created_at, final_kind="answer")
+        .order_by("-created_at")
+        .only("id", "trace")
+        .first()
+    )
+    if last is None:
+        return {}
+    said = dict(Message.objects.filter(turn_id=last.id).values_list("role", "text"))
+    return {"request": said.get("user", ""), "answer": said.get("assistant", ""), **(last.trace or {}).get("facts", {})}
+
+
 def _steps(trace: dict) -> list[dict]:
     """The steps a turn ran, with their arguments: a remembered plan's, the engine's last attempt's,
     or the ReAct loop's."""

@@ -27,6 +27,7 @@ EVENT_TYPES = frozenset(
         "tool.called",
         "memory.eviction",
         "pattern.matched",
+        "followup.resolved",
         "turn.completed",
         "error",
     }

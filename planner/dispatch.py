@@ -2,6 +2,8 @@
 
     a turn that stopped for an approval or a subagent → its plan (or ReAct loop) goes on
     pre_fastpath (greetings and thanks, no model)
+    → a follow-up resolved from the session (planner/followup.py: "do the same for c.md", "save
+      that to b.md", "open the second one"), run as a plan with no model
     → the route decision (planner/decision.py): direct | ask | tools, from evidence in the request
     → tools: plan memory (L0 fastpath, then L1 autopath: a remembered plan, no model)
     → direct (one streamed model call), or the engine (propose, validate, execute) → recovery →
@@ -11,7 +13,6 @@ Every turn ends with exactly one final_kind and records the layer that answered.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from django.conf import settings
@@ -20,14 +21,15 @@ from billing.cost import format_usd
 from core.clock import monotonic_ms
 from core.events import bus
 from core.tokens import estimate as estimate_tokens
-from planner import direct, engine, llm, memory, pre_fastpath, react
-from planner.candidates import candidates_for, ranking
+from planner import direct, engine, followup, llm, memory, pre_fastpath, react
+from planner.candidates import allowed, candidates_for, ranking
 from planner.catalog import Catalog, Executor, catalog
 from planner.decision import Decision, decide
 from planner.intent import Intent, extract
 from planner.plan import parse
-from planner.route import ExplicitModelUnavailable, decide_for_turn
+from planner.route import ExplicitModelUnavailable, fail_over, route, route_error
 from planner.turn import Sink, TurnInput, TurnOutcome
+from planner.validator import validate
 from routing import patterns
 from routing.chain import NoRoute, RouteDecision
 from routing.fingerprint import TurnNeeds, fingerprint
@@ -61,6 +63,10 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
     refused = _cannot_act(inp, cat)
     if refused is not None:
         return _finish(turn, refused)
+    answered = _followup(turn, cat)
+    if answered is not None:
+        return _finish(turn, answered)
+    inp = turn.inp  # a follow-up that could not run goes on as the request it stands for
 
     intent = extract(inp.text)
     ranked = ranking(cat, inp.text, intent)
@@ -81,9 +87,9 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
     candidates, intent, intent_call = candidates_for(inp, cat, intent, turn.ids, ranked, choice)
     needs = _needs(inp, candidates if choice.sure else [])
     try:
-        decision = _route(inp, needs, turn.ids)
+        decision = route(inp, needs, turn.ids)
     except (NoRoute, ExplicitModelUnavailable) as exc:
-        return _finish(turn, _route_error(exc))
+        return _finish(turn, route_error(exc))
     if not choice.sure and not _calls_tools_natively(decision):
         candidates = []  # unsure, and the model cannot weigh tools itself: it answers in words
     outcome, decision = _answer(turn, cat, intent, candidates, needs, decision, use_memory=use_memory)
@@ -169,6 +175,34 @@ def _from_memory(turn: _Turn, cat: Catalog) -> tuple[memory.Recall | None, TurnO
     return recall, outcome
 
 
+def _followup(turn: _Turn, cat: Catalog) -> TurnOutcome | None:
+    """A follow-up resolved from the session with no model (planner.followup), validated and run
+    like a remembered plan. When its plan is refused or fails, the turn goes on as the request it
+    stands for ("read notes/c.md"), so the person still gets the engine's answer or dead end."""
+    inp = turn.inp
+    found = None if inp.model else followup.resolve(inp.text, inp.previous, inp.workspace_path)
+    if found is None:
+        return None
+    tools = {step.tool for step in found.plan.steps}
+    usable = {c.name for c in allowed(inp, [cat.executors[t] for t in tools if t in cat.executors])}
+    problems = validate(found.plan, cat, allowed=usable, request_text=found.request, workspace=inp.workspace_path)
+    blocking = [str(p) for p in problems if p.blocking]
+    bus.emit("followup.resolved", {**found.to_trace(), "problems": blocking}, **turn.ids)
+    if blocking:
+        return None
+    turn.inp = inp = replace(inp, text=found.request)
+    turn.probe = memory.Probe.of(inp.text, inp.workspace_path, inp.user_id)
+    outcome = engine.run_remembered(inp, plan=found.plan, layer="followup", catalog=cat, sink=turn.sink, ids=turn.ids)
+    outcome.trace["followup"] = found.to_trace()
+    if outcome.final_kind == "error":
+        return None
+    if outcome.final_kind == "answer":
+        if _uses_memory(inp) and outcome.plan_ok:
+            _learn(turn.probe, outcome, cat, inp.turn_id)
+        _deliver(turn.sink, outcome)
+    return outcome
+
+
 def _ask(inp: TurnInput, choice: Decision) -> TurnOutcome:
     """An action whose object is missing: one short question; the answer carries the request on."""
     pending = {"kind": "ask", "request": inp.text, "question": choice.question}
@@ -185,15 +219,6 @@ def _needs(inp: TurnInput, candidates: list[Executor]) -> TurnNeeds:
     return TurnNeeds(
         acts=bool(candidates), estimated_tokens=estimate_tokens(prompt), text=inp.text, workspace=inp.workspace
     )
-
-
-def _route(inp: TurnInput, needs: TurnNeeds, ids: dict) -> RouteDecision:
-    delegate = settings.METNOS_PROPOSER_MODEL if needs.acts else None  # slot 5, for turns that act
-    return decide_for_turn(inp, needs, ids, delegate=delegate)
-
-
-def _route_error(exc: Exception) -> TurnOutcome:
-    return TurnOutcome(final_kind="error", text=str(exc), layer="route", error=str(exc))
 
 
 def _answer(
@@ -221,38 +246,8 @@ def _answer(
 
     outcome = answer(decision)
     if outcome.trace.get("unreachable_before_answer"):
-        outcome, decision = _fail_over(inp, needs, ids, outcome, decision, answer)
+        outcome, decision = fail_over(inp, needs, ids, outcome, decision, answer)
     return outcome, decision
-
-
-def _fail_over(
-    inp: TurnInput,
-    needs: TurnNeeds,
-    ids: dict,
-    failed: TurnOutcome,
-    decision: RouteDecision,
-    answer: Callable[[RouteDecision], TurnOutcome],
-) -> tuple[TurnOutcome, RouteDecision]:
-    """The chosen model could not be reached before it said (or, planning, ran) anything; the
-    failure is already in the availability state. Route again, once, and let `answer` redo the
-    turn with the next model if the chain now picks another one. A model the user named for this
-    message is not replaced."""
-    if decision.slot == "per_message_override":
-        return failed, decision
-    try:
-        retry = _route(inp, needs, ids)
-    except (NoRoute, ExplicitModelUnavailable):
-        return failed, decision
-    if retry.model.name == decision.model.name:
-        return failed, decision
-    outcome = answer(retry)
-    outcome = replace(
-        outcome,
-        model_calls=failed.model_calls + outcome.model_calls,
-        cost_usd=failed.cost_usd + outcome.cost_usd,
-    )
-    outcome.trace["failover"] = {"from": decision.model.name, "error": failed.error, "to": retry.model.name}
-    return outcome, retry
 
 
 def _resume_stopped(turn: _Turn) -> TurnOutcome:
@@ -280,9 +275,9 @@ def _resume_react(turn: _Turn, cat: Catalog, pending: dict) -> TurnOutcome:
     candidates = [cat.executors[name] for name in loop.get("candidates", []) if name in cat.executors]
     needs = TurnNeeds(acts=True, estimated_tokens=estimate_tokens(inp.text), text=inp.text, workspace=inp.workspace)
     try:
-        decision = _route(inp, needs, turn.ids)
+        decision = route(inp, needs, turn.ids)
     except (NoRoute, ExplicitModelUnavailable) as exc:
-        return _route_error(exc)
+        return route_error(exc)
     return react.run(inp, candidates=candidates, decision=decision, sink=turn.sink, ids=turn.ids, state=loop)
 
 

@@ -20,7 +20,7 @@ from django.conf import settings
 from core.clock import now
 from core.events import bus
 from core.ir import ChatRequest, Message, SystemPrompt, Usage
-from planner import coldpath, facts, llm, proposer, recovery, terminator
+from planner import coldpath, facts, followup, llm, proposer, recovery, terminator
 from planner.catalog import Catalog, Executor
 from planner.execution import Execution, StepRecord, execute
 from planner.executors.base import ExecContext
@@ -285,6 +285,7 @@ def _conclude(
     if execution.status == "awaiting":
         return _awaiting(end("awaiting", ""), plan, execution, inp)
     if execution.status == "ok":
+        trace["facts"] = followup.facts(plan, execution.results)  # what the next turn's follow-ups refer to
         return replace(end("answer", execution.final_text), plan=plan.to_dict(), plan_ok=True)
     failed = execution.failed
     if failed is not None and failed.error_class == "denied":

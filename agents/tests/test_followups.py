@@ -1,0 +1,66 @@
+"""Work across turns: follow-ups resolved from the session with no model call (planner.followup),
+through real turns, with the disk checked after each."""
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from agents import services
+from agents.models import Message, Turn
+from agents.tasks import run_turn
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def session(settings):
+    settings.METNOS_PLAN_MEMORY = False  # the follow-up layer alone, not plan memory
+    owner = get_user_model().objects.create_user(username="dario", password="pw-dario-123456")
+    session = services.session_create(owner=owner)
+    session.yolo = True  # file changes run without asking: this test is about what runs
+    session.save(update_fields=["yolo"])
+    root = services.workspace_path(session.workspace)
+    (root / "notes").mkdir()
+    for name, text in (("a.md", "buy milk\n"), ("b.md", "call mom\n"), ("c.md", "pay rent\n")):
+        (root / "notes" / name).write_text(text)
+    return session
+
+
+def say(session, text: str) -> tuple[Turn, str]:
+    turn = services.turn_submit(session=session, text=text, model="")
+    run_turn(str(turn.id))
+    turn.refresh_from_db()
+    return turn, Message.objects.get(turn=turn, role="assistant").text
+
+
+def test_a_conversation_of_follow_ups_runs_with_no_model_call(session):
+    root = services.workspace_path(session.workspace)
+    turn, answer = say(session, "read notes/a.md")
+    assert "buy milk" in answer and turn.model_calls == 0
+
+    turn, answer = say(session, "do the same for notes/b.md")
+    assert (turn.layer, turn.model_calls) == ("followup", 0), turn.trace
+    assert "call mom" in answer
+    assert turn.trace["followup"] == {"kind": "same_plan", "request": "read notes/b.md",
+                                      "evidence": "the previous plan, notes/a.md → notes/b.md"}  # fmt: skip
+
+    turn, answer = say(session, "now save that to copy.md")
+    assert (turn.layer, turn.model_calls) == ("followup", 0), turn.trace
+    assert (root / "copy.md").read_text().strip() == Message.objects.filter(
+        turn__session=session, role="assistant").order_by("created_at")[1].text.strip()  # fmt: skip
+
+    turn, answer = say(session, "list notes/")
+    assert "notes/c.md" in answer
+    turn, answer = say(session, "open the third one")
+    assert (turn.layer, turn.model_calls) == ("followup", 0) and "pay rent" in answer
+
+    turn, answer = say(session, "delete it")
+    assert (turn.layer, turn.model_calls, turn.final_kind) == ("followup", 0, "answer"), turn.trace
+    assert not (root / "notes" / "c.md").exists() and (root / "notes" / "b.md").exists()
+
+
+def test_a_follow_up_whose_plan_fails_goes_on_as_the_request_it_stands_for(session, local_model):
+    say(session, "read notes/a.md")
+    turn, answer = say(session, "and notes/zzz.md?")
+    assert turn.layer in ("recovery", "terminator") and turn.final_kind == "answer", (answer, turn.trace)
+    assert "followup" not in turn.trace, "the engine answered the request it stands for: read notes/zzz.md"
+    assert not (services.workspace_path(session.workspace) / "notes" / "zzz.md").exists()

@@ -1,0 +1,254 @@
+"""Follow-ups resolved without a model: the layer before the route decision.
+
+Most follow-ups name their referent, so they need no model. From what the session's last answered
+turn left (TurnInput.previous: its request, its answer, the plan that ran, the paths its last
+listing gave and the files it named; `facts` records them when a plan ends), in English and
+Italian:
+- same plan, new values: "do the same for notes/c.md", "now for *.py", "e per c.md?". The
+  previous plan runs again with the value of the same type re-bound (the user's new value replaces
+  the one the previous request typed);
+- the previous answer as a value: "save that to b.md", «salvalo in b.md», "append it to log.md";
+- ordinals and pronouns over the last result: "open the second one", "read the first 3",
+  «apri il secondo», "delete it" (the last file named).
+Each resolves to a plan and the request it stands for ("read notes/c.md"), which the validator
+checks as for any plan; a follow-up that is not certain is left to the engine, which has the
+history. It is never guessed."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from planner import object_kinds
+from planner import params as P
+from planner.plan import Plan, PlanError, parse
+from planner.text import fold
+
+LISTING_TOOLS = ("list_files", "find_files", "grep_files")
+MAX_LISTING = 200
+MAX_PREVIOUS_ANSWER = 200_000
+
+
+@dataclass(frozen=True)
+class Resolved:
+    kind: str  # same_plan | previous_answer | ordinal | pronoun
+    plan: Plan
+    request: str  # what the follow-up stands for, as a request of its own
+    evidence: str
+
+    def to_trace(self) -> dict:
+        return {"kind": self.kind, "request": self.request, "evidence": self.evidence}
+
+
+def facts(plan: Plan, results: dict[int, dict]) -> dict:
+    """What a plan that ran leaves for the next turn's follow-ups: the plan (literal values), the
+    paths of its last listing, and the files its steps named."""
+    listing: list[str] = []
+    if results and plan.steps[max(results) - 1].tool in LISTING_TOOLS:
+        for entry in results[max(results)].get("entries") or []:
+            path = entry.get("path") if isinstance(entry, dict) else None
+            if isinstance(path, str) and path not in listing and entry.get("type", "file") == "file":
+                listing.append(path)
+    # The files the steps acted on (a listing's folder is not one).
+    files = [p for step in plan.steps if step.tool not in LISTING_TOOLS for p in _paths_of(step.args)]
+    return {"plan": plan.to_dict(), "listing": listing[:MAX_LISTING], "files": list(dict.fromkeys(files))}
+
+
+def _paths_of(args: dict) -> list[str]:
+    found = [args["path"]] if isinstance(args.get("path"), str) else []
+    found += [p for p in args.get("paths") or [] if isinstance(p, str)]
+    return found
+
+
+def resolve(text: str, previous: dict, workspace=None) -> Resolved | None:
+    """The follow-up this message is, with its plan; None when it is not one, or not for sure."""
+    if not previous:
+        return None
+    folded = fold(text).strip()
+    if len(folded.split()) > 14:
+        return None  # a request of its own, however it starts
+    for attempt in (_previous_answer, _ordinal, _pronoun, _same_plan):
+        found = attempt(text, folded, previous, workspace)
+        if found is not None:
+            return found
+    return None
+
+
+def _any(patterns: str) -> re.Pattern:
+    return re.compile(rf"(?<![\w-])(?:{patterns})(?![\w-])")
+
+
+_LEAD = r"^(?:(?:and|now|ok|okay|then|so|please|e|ora|adesso|poi|allora|quindi|per favore)[,]?\s+)*"
+# "save that to b.md", «salvalo in b.md», "put it in out.txt", "append it to log.md".
+_SAVE_ANSWER = re.compile(
+    _LEAD + r"(?:(?P<verb>save|write|put|store|copy|append|add|salva|scrivi|metti|copia|aggiungi|accoda)"
+    r"(?:\s+(?:that|it|this|the answer|the result|the text|this answer|quello|questo|questa|la risposta|il risultato|"
+    r"il testo))?|(?P<clitic>salva|scrivi|metti|copia|aggiungi|accoda)(?:lo|la|li))"
+    r"\s+(?:(?:to|in|into|as|on|at the end of|at the bottom of|in fondo a|nel|nella|nello|in|su|come|a)\s+)?"
+    r"(?:the file\s+|il file\s+|file\s+)?(?P<path>\S+?)\s*[.!?]*$"
+)
+_APPEND = _any(r"append|add|aggiungi|accoda|at the end of|at the bottom of|in fondo a")
+_ORDINALS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
+    "ninth": 9, "tenth": 10, "primo": 1, "prima": 1, "secondo": 2, "seconda": 2, "terzo": 3, "terza": 3,
+    "quarto": 4, "quarta": 4, "quinto": 5, "quinta": 5, "sesto": 6, "sesta": 6, "settimo": 7, "settima": 7,
+    "ottavo": 8, "ottava": 8, "nono": 9, "nona": 9, "decimo": 10, "decima": 10,
+}  # fmt: skip
+_LAST = ("last", "ultimo", "ultima")
+_ORDINAL = re.compile(
+    _LEAD + r"(?P<verb>open|read|show(?: me)?|display|cat|delete|remove|erase|apri|aprimi|leggi|leggimi|mostra|"
+    r"mostrami|fammi vedere|cancella|elimina|rimuovi)\s+(?:the\s+|il\s+|la\s+|l'|lo\s+|i\s+|le\s+)?"
+    r"(?:(?P<word>" + "|".join([*_ORDINALS, *_LAST]) + r")|(?P<number>\d{1,3})(?:st|nd|rd|th)?|"
+    r"(?:first|primi|prime)\s+(?P<count>\d{1,2}))"
+    r"(?:\s+(?:one|ones|file|files|result|results|entry|uno|una|file|risultato|risultati))?"
+    r"(?:\s+(?:of (?:them|those)|in the list|della lista|dell'elenco|tra questi))?\s*[.!?]*$"
+)
+_PRONOUN = re.compile(
+    _LEAD + r"(?:(?P<verb>open|read|show(?: me)?|delete|remove|erase|apri|leggi|mostra|cancella|elimina|rimuovi)"
+    r"\s+(?:it|that|that file|this file|the file|quel file|questo file|il file)"
+    r"|(?P<clitic>apri|leggi|mostra|cancella|elimina|rimuovi)(?:lo|la|melo|mela))"
+    r"(?:\s+(?:too|as well|again|anche|di nuovo|please|per favore))*\s*[.!?]*$"
+)
+_READS = ("open", "read", "show", "show me", "display", "cat", "apri", "aprimi", "leggi", "leggimi", "mostra",
+          "mostrami", "fammi vedere")  # fmt: skip
+# "do the same for notes/c.md", "now for *.py", "and docs/?", «e per c.md?», «fai lo stesso con c.md».
+_SAME = re.compile(
+    _LEAD + r"(?:(?:do|fai|facciamo)\s+)?(?:the same(?: thing)?|same(?: thing)?|lo stesso|la stessa cosa|stessa cosa|"
+    r"idem|also|anche|again|di nuovo)?\s*(?:but\s+|ma\s+)?(?:for|with|on|per|con|su|in)?\s*"
+)
+
+
+def _previous_answer(text: str, folded: str, previous: dict, workspace) -> Resolved | None:
+    match = _SAVE_ANSWER.match(folded)
+    answer = (previous.get("answer") or "").strip()
+    if match is None or not answer or len(answer) > MAX_PREVIOUS_ANSWER:
+        return None
+    path = _typed_file(text, workspace)
+    if path is None or fold(path) != match.group("path").strip("'\"`"):
+        return None
+    args = {"path": path, "content": answer}
+    if _APPEND.search(folded):
+        args["append"] = True
+    plan = _plan([("write_files", args)])
+    return Resolved("previous_answer", plan, text, "the previous answer") if plan else None
+
+
+def _ordinal(text: str, folded: str, previous: dict, workspace) -> Resolved | None:
+    match = _ORDINAL.match(folded)
+    listing = previous.get("listing") or []
+    if match is None or not listing:
+        return None
+    if match.group("count"):
+        chosen = listing[: int(match.group("count"))]
+    else:
+        word = match.group("word")
+        index = len(listing) if word in _LAST else _ORDINALS.get(word or "") or int(match.group("number") or 0)
+        if not 1 <= index <= len(listing):
+            return None
+        chosen = [listing[index - 1]]
+    return _act_on(match.group("verb"), chosen, "ordinal", f"entry of the last listing: {', '.join(chosen)}")
+
+
+def _pronoun(text: str, folded: str, previous: dict, workspace) -> Resolved | None:
+    match = _PRONOUN.match(folded)
+    if match is None:
+        return None
+    listing = previous.get("listing") or []
+    files = previous.get("files") or []
+    named = listing if len(listing) == 1 else files if len(files) == 1 else []
+    if not named:
+        return None  # several candidates, or none: not for sure
+    verb = match.group("verb") or match.group("clitic")
+    return _act_on(verb, named, "pronoun", f"the last file named: {named[0]}")
+
+
+def _act_on(verb: str, paths: list[str], kind: str, evidence: str) -> Resolved | None:
+    if verb in _READS:
+        tool, word = "read_files", "read"
+    else:
+        tool, word = "delete_files", "delete"
+    plan = _plan([(tool, {"paths": list(paths)})])
+    return Resolved(kind, plan, f"{word} {' and '.join(paths)}", evidence) if plan else None
+
+
+def _same_plan(text: str, folded: str, previous: dict, workspace) -> Resolved | None:
+    """The previous plan with the value of the new one's type re-bound. Only a message that is a
+    cue and values ("and docs/?"), with the previous plan and request at hand."""
+    plan, request = previous.get("plan"), previous.get("request") or ""
+    if not plan or not request:
+        return None
+    new = _values(text, workspace)
+    rest = _SAME.sub("", folded, count=1)
+    for _, value in new:
+        rest = rest.replace(fold(value), " ")
+    for item in object_kinds.derived(text):
+        rest = rest.replace(fold(item.phrase), " ")
+    if not new or re.sub(r"[\s.,;:!?'\"`]+|\b(?:and|e|too|anche|please|per favore)\b", "", rest):
+        return None  # words beside the cue and the values: a request of its own
+    if len({kind for kind, _ in new}) != len(new):
+        return None  # two new values of one type for one slot: which goes where is not certain
+    old = _values(request, workspace)
+    swaps: dict[str, str] = {}
+    for kind, value in new:
+        same_type = {text for type_, text in old if type_ == kind}
+        if len(same_type) != 1:
+            return None  # nothing of that type to replace, or several: not for sure
+        swaps[same_type.pop()] = value
+    rebound = _rebind(plan, swaps)
+    if rebound is None:
+        return None
+    rewritten = request
+    for before, after in swaps.items():
+        rewritten = rewritten.replace(before, after)
+    parsed = _plan_from(rebound)
+    changed = ", ".join(f"{b} → {a}" for b, a in swaps.items())
+    return Resolved("same_plan", parsed, rewritten, f"the previous plan, {changed}") if parsed else None
+
+
+def _values(text: str, workspace) -> list[tuple[str, str]]:
+    """The values a plan may re-bind, as (type, text): paths, globs, URLs, numbers, and the globs
+    that kinds of file stand for ("python files" → *.py)."""
+    kinds = ("path", "glob", "url", "number", "ext")
+    typed = [(v.type, v.text) for v in P.extract(text, workspace).values if v.type in kinds]
+    derived = [("glob", item.value) for item in object_kinds.derived(text) if item.kind == "glob"]
+    return typed + [d for d in derived if d not in typed]
+
+
+def _rebind(plan: dict, swaps: dict[str, str]) -> dict | None:
+    """The plan with each old value replaced where it stands as a whole argument (or a list item),
+    and in the final message; None when an old value stands nowhere (the plan did not use it)."""
+    used = set()
+
+    def swap(value):
+        if isinstance(value, str) and value in swaps:
+            used.add(value)
+            return swaps[value]
+        if isinstance(value, list):
+            return [swap(v) for v in value]
+        if isinstance(value, dict):
+            return {k: swap(v) for k, v in value.items()}
+        return value
+
+    steps = [{"tool": s.get("tool"), "args": swap(s.get("args") or {})} for s in plan.get("steps") or []]
+    if used != set(swaps):
+        return None
+    final = plan.get("final_message") or ""
+    for before, after in swaps.items():
+        final = final.replace(before, after)
+    return {"steps": steps, "final_message": final}
+
+
+def _typed_file(text: str, workspace) -> str | None:
+    paths = [v.text for v in P.extract(text, workspace).values if v.type == "path" and not v.text.endswith("/")]
+    return paths[0] if len(paths) == 1 else None
+
+
+def _plan(steps: list[tuple[str, dict]]) -> Plan | None:
+    return _plan_from({"steps": [{"tool": t, "args": a} for t, a in steps], "final_message": ""})
+
+
+def _plan_from(data: dict) -> Plan | None:
+    try:
+        return parse(data)
+    except PlanError:
+        return None

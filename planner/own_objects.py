@@ -1,0 +1,158 @@
+"""Tools' own objects, in English and Italian, for the route decision (planner/decision.py): a
+URL, a subagent, a skill, recurring tasks and schedules, the agent's memory, the task list, a
+shell command, a time or date question, arithmetic. Matched on the folded text."""
+
+from __future__ import annotations
+
+import re
+
+from planner import object_kinds
+from planner import params as P
+from planner.text import fold
+
+
+def _any(patterns: str) -> re.Pattern:
+    return re.compile(rf"(?<![\w-])(?:{patterns})(?![\w-])")
+
+
+# Each tool's own object, in English and Italian, matched on the folded text.
+_TIME = _any(
+    r"what time|what's the time|whats the time|time is it|the time in|time now|current time|"
+    r"what day is|what day of the week|what is today|what's today|whats today|today's date|todays date|"
+    r"what date is|what's the date|whats the date|what is the date|date today|day is it|"
+    r"che ore|che ora e|che ora e'|che ora sono|che giorno e|che giorno della settimana|che data e|"
+    r"la data di oggi|ora attuale|ora esatta|che giorno sara|what day will|quanti ne abbiamo|"
+    r"ore sono a|ora e a|ora a [a-z]|time in [a-z]|in che giorno siamo|che giorno siamo|"
+    r"what week|which week|week of the year|week number|settimana dell'anno|che settimana|"
+    r"how many (?:days|weeks|months|hours) (?:are )?(?:left )?(?:until|till|to|before)|how long until|"
+    r"quanti (?:giorni|mesi|settimane) mancano|quanto manca (?:a|al|alla|allo|all'|ai|alle)|"
+    r"is it (?:already |still )?(?:morning|evening|night|afternoon|daytime|late) in|"
+    r"e (?:gia|ancora) (?:sera|mattina|notte|pomeriggio) a|"
+    r"what month (?:is it|are we in)|which month (?:is it|are we in)|what year is it|what year are we in|"
+    r"che mese e oggi|(?:in )?che mese siamo|(?:in )?che anno siamo"
+)
+_ARITHMETIC = re.compile(
+    r"\d\s*[-+*/x\u00d7\u00f7^]\s*\d|\d\s*%\s*(?:of|di|del|della)\s*\d|"
+    r"\d\s+(?:per|times|diviso|plus|minus|piu|meno|divided by|multiplied by)\s+\d"
+)
+# On one number: "square root of 729", "calcola 3 alla quinta".
+_MATH_WORDS = _any(
+    r"sqrt|square root|cube root|percent|percentage|power of|radice quadrata|radice cubica|radice|percentuale|"
+    r"elevato|per cento|calculate|compute|calcola|calcolami|quanto fa|how much is|what is \d|what's \d|quanto e \d"
+)
+# Over several numbers: "mean of 3, 4 and 5", "the max of 12 and 30" (one number is a limit, not data).
+_AGGREGATES = _any(
+    r"mean|average|avg|median|sum|total|product|media|mediana|somma|totale|prodotto|stdev|standard deviation|"
+    r"deviazione standard|max|min|maximum|minimum|massimo|minimo"
+)
+# A question about an amount, over numbers the request gives: "how much each?", "quanto pago?".
+_AMOUNT = _any(
+    r"how much (?:will|would|do|does|did|is|each|per|in total)|how much\?|each\?|per person|apiece|"
+    r"quanto (?:pago|costa|costano|fa|viene|vengono|spendo|risparmio|resta|avro|ricevo|prendo|devo|spetta)|"
+    r"a testa|ciascuno|a persona|in totale"
+)
+_PERCENT = re.compile(r"\d\s*%")
+# Numbers that are not data: a date, or digits inside a name ("chapter2.txt", "2024-05-board.md").
+_NOT_DATA = re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b|\S*[a-wyz_]\d\S*|\S*\d[a-wyz_]\S*")
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?")
+_SCHEDULE = _any(
+    r"every (?:day|morning|evening|night|week|month|hour|weekday|monday|tuesday|wednesday|thursday|friday|"
+    r"saturday|sunday|\d+ (?:minutes?|hours?|days?|weeks?))|each (?:day|morning|evening|week|monday|friday)|"
+    r"daily at|weekly on|every other day|"
+    r"ogni (?:giorno|mattina|sera|notte|settimana|mese|ora|lunedi|martedi|mercoledi|giovedi|venerdi|sabato|"
+    r"domenica|\d+ (?:minuti|ore|giorni|settimane))|tutti i giorni|tutte le mattine|tutte le sere|"
+    r"ogni mattina|ogni sera|ogni (?:primo|ultimo|\d+) (?:giorno )?del mese|il primo di ogni mese|"
+    r"(?:on )?the (?:first|last) (?:day )?of (?:every|each) month"
+)
+_RECURRING = _any(r"recurring|ricorrent[ei]|scheduled tasks?|scheduled jobs?|attivita pianificat[ae]|periodic tasks?")
+_RECURRING_VERBS = (
+    ("cancel_recurring", _any(r"cancel|delete|remove|stop|cancella|elimina|rimuovi|ferma|annulla")),
+    ("toggle_recurring", _any(r"pause|resume|disable|enable|sospendi|riattiva|disattiva|attiva|metti in pausa")),
+    ("run_now_recurring", _any(r"run now|right now|now|esegui ora|subito|adesso|lancia ora")),
+    ("history_recurring", _any(r"history|runs|when did|last run|cronologia|storico|esecuzioni|quando e")),
+    ("show_recurring", _any(r"show|details|detail|describe|mostra|dettagli|mostrami")),
+    ("list_recurring", _any(r"list|which|what|elenca|quali|quante|how many|lista")),
+)
+_MEMORY = (
+    ("memory_replace", _any(r"forget that|dimentica che|dimenticati che|update (?:what you remember|your memory)|"
+                            r"change (?:what you remember|in your memory)|correct your memory|"
+                            r"aggiorna (?:la tua memoria|cio che ricordi)|correggi (?:nella|la) (?:tua )?memoria|"
+                            r"non e piu vero che|no longer true that|update what you know|"
+                            r"aggiorna (?:quello|cio|cosa) che sai")),
+    ("memory_consolidate", re.compile(
+        r"\b(?:memory|memoria|remember about me|ricordi di me)\b.*\b(?:tidy|clean|consolidate|compact|"
+        r"reorganize|dedupe|deduplicate|merge|riordina|pulisci|compatta|consolida|riorganizza|unisci)|"
+        r"\b(?:tidy|clean|consolidate|compact|reorganize|dedupe|riordina|pulisci|compatta|consolida|"
+        r"riorganizza)\w*\b.*\b(?:memory|memoria)\b")),
+    ("memory_add", _any(r"remember that|remember my|remember i|please remember|keep in mind that|don't forget that|"
+                        r"dont forget that|note that i|memorize|ricorda che|ricordati che|ricorda il mio|"
+                        r"ricorda la mia|ricordati il|tieni a mente|non dimenticare che|memorizza|segnati che|"
+                        r"tieni presente che|bear in mind that")),
+)  # fmt: skip
+_TODO = _any(
+    r"task list|todo list|to-do list|to do list|todos|my to-dos|my tasks|the tasks|lista delle cose da fare|"
+    r"lista dei compiti|lista delle attivita|elenco delle attivita|lista dei task|i miei compiti|"
+    r"mark (?:the )?\w+ (?:task|item) (?:as )?done|segna (?:il|la) \w+ (?:compito|attivita)|"
+    r"(?:mark|check off|segna|spunta)\b.{0,40}\b(?:as )?(?:done|complete|completed|fatt[oaie]|completat[oaie]|"
+    r"finit[oaie])|miei compiti|mia lista delle cose|cose da fare"
+)
+# Command names that are not also words: a message may start with one ("ls -la", "git log").
+_SHELL_COMMANDS = (
+    r"ls|git|pytest|npm|pip|pip3|python3?|du|df|wc|docker|cargo|uname|whoami|pwd|uptime|yarn|pnpm|"
+    r"go test|go build|ruff|mypy|tox"
+)
+# Commands that are also words ("make a new file", "free time"): only after run/execute.
+_SHELL_WORDS = r"make|node|tree|ps|free|env|cat|head|tail|echo|black|find|grep|sort|top"
+_RUN = r"\b(?:run|execute|esegui|lancia|launch)\s+(?:the\s+command\s+|il\s+comando\s+)?"
+_SHELL = re.compile(
+    rf"`[^`]+`|(?:^|{_RUN})(?:{_SHELL_COMMANDS})\b|{_RUN}(?:{_SHELL_WORDS})\b|"
+    r"\b(?:run|esegui|lancia|launch|execute)\s+(?:the|i|gli)\s+(?:tests?|test suite|linter|build)\b|"
+    r"\b(?:in|nel|from|dal)(?: the| il)? (?:shell|terminal|terminale)\b|\bshell command\b|\bcomando shell\b|"
+    r"\bgit (?:log|status|diff|branch|show|stash|blame|remote)\b|\bpip (?:list|freeze|show)\b"
+)
+_SUBAGENT = _any(r"sub-?agents?|sotto-?agent[ei]|sub-?agent[ei]|sub agent[ei]|delegate|delega(?:re)?")
+_SKILL = re.compile(r"\bskills?\b")
+
+
+def find(folded: str, extraction: P.Extraction, *, definition: bool) -> tuple[str, str, float] | None:
+    """A tool's own object in the (folded) request: (tool, evidence, confidence), or None.
+    `definition`: the request asks what something is ("what is a skill?"), not to act on it."""
+    if _SCHEDULE.search(folded) and not definition:
+        return "schedule_recurring", "a schedule", 0.9  # "every day at 7 fetch https://…": the schedule comes first
+    types = {v.type for v in extraction.values}
+    if "url" in types:
+        return "get_urls", "a URL", 1.0
+    if any(v.type == "path" and object_kinds.is_web_address(v.text) for v in extraction.values):
+        return "get_urls", "a web address", 0.9
+    if _SUBAGENT.search(folded):
+        return "run_task", "a subagent", 0.9
+    if _SKILL.search(folded) and not definition:
+        return "skill_load", "a skill", 0.8
+    if _RECURRING.search(folded):
+        tool = next((name for name, pattern in _RECURRING_VERBS if pattern.search(folded)), "list_recurring")
+        return tool, "recurring tasks", 0.9
+    for tool, pattern in _MEMORY:
+        if pattern.search(folded):
+            return tool, "the agent's memory", 0.9
+    if _TODO.search(folded) and not definition:
+        return "todo_update", "the task list", 0.85
+    if _SHELL.search(folded) and not definition:
+        return "run_shell", "a shell command", 0.85
+    if _TIME.search(folded):
+        return "get_time", "a time or date question", 0.9
+    if _arithmetic(folded, extraction):
+        return "compute", "arithmetic", 0.9
+    return None
+
+
+def _arithmetic(folded: str, extraction: P.Extraction) -> bool:
+    for value in extraction.values:
+        if value.type in ("path", "url", "glob") and re.search(r"[a-z]", fold(value.text)):
+            folded = folded.replace(fold(value.text), " ")  # "chapter2.txt", not "17*23"
+    folded = _NOT_DATA.sub(" ", folded)
+    numbers = len(_NUMBER.findall(folded))
+    return bool(
+        _ARITHMETIC.search(folded)
+        or (numbers >= 1 and _MATH_WORDS.search(folded))
+        or (numbers >= 2 and (_AGGREGATES.search(folded) or _AMOUNT.search(folded) or _PERCENT.search(folded)))
+    )

@@ -1,0 +1,75 @@
+"""Follow-ups resolved without a model (planner.followup), from what the previous turn left."""
+
+import pytest
+
+from planner import followup
+from planner.plan import parse
+
+
+def ran(request: str, steps: list[tuple[str, dict]], *, answer: str = "", results: dict | None = None) -> dict:
+    """The facts a turn leaves, as TurnInput.previous carries them."""
+    plan = parse({"steps": [{"tool": t, "args": a} for t, a in steps], "final_message": ""})
+    return {"request": request, "answer": answer, **followup.facts(plan, results or {})}
+
+
+READ_A = ran("read notes/a.md", [("read_files", {"paths": ["notes/a.md"]})], answer="buy milk")
+LISTED = ran(
+    "list notes/",
+    [("list_files", {"path": "notes/"})],
+    results={1: {"entries": [{"path": "notes/a.md", "type": "file"}, {"path": "notes/old", "type": "dir"},
+                             {"path": "notes/b.md", "type": "file"}, {"path": "notes/c.md", "type": "file"}]}},
+)  # fmt: skip
+FOUND_MD = ran("find the markdown files", [("find_files", {"pattern": "*.md"})])
+
+
+@pytest.mark.parametrize(
+    ("text", "previous", "kind", "steps", "stands_for"),
+    [
+        ("do the same for notes/c.md", READ_A, "same_plan", [("read_files", {"paths": ["notes/c.md"]})],
+         "read notes/c.md"),
+        ("e per notes/c.md?", READ_A, "same_plan", [("read_files", {"paths": ["notes/c.md"]})], "read notes/c.md"),
+        ("and notes/b.md?", READ_A, "same_plan", [("read_files", {"paths": ["notes/b.md"]})], "read notes/b.md"),
+        ("now for python files", FOUND_MD, "same_plan", [("find_files", {"pattern": "*.py"})],
+         "find the markdown files"),
+        ("now save that to b.md", READ_A, "previous_answer", [("write_files", {"path": "b.md", "content": "buy milk"})],
+         "now save that to b.md"),
+        ("salvalo in copia.txt", READ_A, "previous_answer",
+         [("write_files", {"path": "copia.txt", "content": "buy milk"})], "salvalo in copia.txt"),
+        ("append it to log.md", READ_A, "previous_answer",
+         [("write_files", {"path": "log.md", "content": "buy milk", "append": True})], "append it to log.md"),
+        ("open the second one", LISTED, "ordinal", [("read_files", {"paths": ["notes/b.md"]})], "read notes/b.md"),
+        ("apri l'ultimo", LISTED, "ordinal", [("read_files", {"paths": ["notes/c.md"]})], "read notes/c.md"),
+        ("read the first 2", LISTED, "ordinal", [("read_files", {"paths": ["notes/a.md", "notes/b.md"]})],
+         "read notes/a.md and notes/b.md"),
+        ("delete the 3rd one", LISTED, "ordinal", [("delete_files", {"paths": ["notes/c.md"]})], "delete notes/c.md"),
+        ("delete it", READ_A, "pronoun", [("delete_files", {"paths": ["notes/a.md"]})], "delete notes/a.md"),
+        ("cancellalo", READ_A, "pronoun", [("delete_files", {"paths": ["notes/a.md"]})], "delete notes/a.md"),
+    ],
+)  # fmt: skip
+def test_a_follow_up_resolves_to_a_plan_and_the_request_it_stands_for(text, previous, kind, steps, stands_for):
+    found = followup.resolve(text, previous)
+    assert found is not None, text
+    assert (found.kind, [(s.tool, s.args) for s in found.plan.steps], found.request) == (kind, steps, stands_for)
+
+
+@pytest.mark.parametrize(
+    ("text", "previous"),
+    [
+        ("do the same for notes/c.md", {}),  # nothing before
+        ("open the second one", READ_A),  # no listing
+        ("open the ninth one", LISTED),  # no such entry
+        ("delete it", LISTED),  # three files: which one?
+        ("and notes/b.md and notes/c.md?", READ_A),  # one value in the plan, two new ones
+        ("do the same for notes/c.md but summarise it in French", READ_A),  # a request of its own
+        ("save that", READ_A),  # where?
+        ("write a poem about the sea and save it to poem.md", READ_A),
+        ("read notes/b.md", READ_A),  # a verb of its own: not a follow-up
+    ],
+)
+def test_what_is_not_certain_is_left_to_the_engine(text, previous):
+    assert followup.resolve(text, previous) is None
+
+
+def test_a_plan_leaves_its_files_and_its_last_listings_files():
+    assert LISTED["listing"] == ["notes/a.md", "notes/b.md", "notes/c.md"], "folders are not entries to act on"
+    assert READ_A["files"] == ["notes/a.md"] and READ_A["plan"]["steps"][0]["tool"] == "read_files"
