@@ -180,7 +180,8 @@ def previous_facts(*, turn: Turn) -> dict:
     if last is None:
         return {}
     said = dict(Message.objects.filter(turn_id=last.id).values_list("role", "text"))
-    return {"request": said.get("user", ""), "answer": said.get("assistant", ""), **(last.trace or {}).get("facts", {})}
+    facts = (last.trace or {}).get("facts", {})
+    return {"turn_id": str(last.id), "request": said.get("user", ""), "answer": said.get("assistant", ""), **facts}
 
 
 def _steps(trace: dict) -> list[dict]:

@@ -339,6 +339,8 @@ def _bind(executor: Executor, req: _Request) -> _Binding | None:
             if name in schema.get("required", ()):
                 return None
             continue
+        if name not in schema.get("required", ()) and option.uses and option.uses <= uses:
+            continue  # an optional argument that only repeats values bound already (grep's path, paths)
         args[name], uses = option.value, uses | option.uses
         own = own or (executor.name, name) in _OWN_OBJECT
     return _Binding(executor.name, args, uses, own)

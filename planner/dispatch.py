@@ -85,6 +85,8 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
         failed_recall = recall
 
     candidates, intent, intent_call = candidates_for(inp, cat, intent, turn.ids, ranked, choice)
+    if candidates and inp.previous.get("scratchpad") and "scratchpad_read" in cat.executors:
+        candidates = [*candidates, cat.executors["scratchpad_read"]]  # the last turn's large results
     needs = _needs(inp, candidates if choice.sure else [])
     try:
         decision = route(inp, needs, turn.ids)

@@ -199,6 +199,9 @@ def run(
         if not recovery.retryable(cause) or attempt == 1:
             return replace(dead_end(cause, detail), plan=plan.to_dict())
         problems = [detail]
+        reader = catalog.get("scratchpad_read")
+        if reader and reader not in allowed and any("scratchpad_id" in (s.observation or {}) for s in execution.steps):
+            allowed = [*allowed, reader]  # a large result went to the scratchpad: the next plan may read it
         if cause == "wrong_tool":
             allowed = [c for c in allowed if c.name != failed.tool] or allowed
         layer = "recovery"
@@ -285,7 +288,8 @@ def _conclude(
     if execution.status == "awaiting":
         return _awaiting(end("awaiting", ""), plan, execution, inp)
     if execution.status == "ok":
-        trace["facts"] = followup.facts(plan, execution.results)  # what the next turn's follow-ups refer to
+        kept = [s.observation["scratchpad_id"] for s in execution.steps if "scratchpad_id" in (s.observation or {})]
+        trace["facts"] = followup.facts(plan, execution.results, kept)  # what the next turn's follow-ups use
         return replace(end("answer", execution.final_text), plan=plan.to_dict(), plan_ok=True)
     failed = execution.failed
     if failed is not None and failed.error_class == "denied":
@@ -303,12 +307,13 @@ def _failure(step: StepRecord) -> str:
 def context(inp: TurnInput) -> tuple[ExecContext, dict]:
     """Where the executors act (the workspace, the turn's scratchpad and the stores agents
     supplies) and the ${RUNTIME:…} values. Both modes use it."""
+    earlier = (inp.previous["turn_id"],) if inp.previous.get("scratchpad") else ()  # its large results
     ctx = ExecContext(
         workspace=inp.workspace_path,
         turn_id=inp.turn_id,
         actor=inp.actor,
         lang=inp.lang,
-        scratchpad=Scratchpad(inp.turn_id),
+        scratchpad=Scratchpad(inp.turn_id, earlier=earlier),
         memory=inp.memory,
         skills=inp.skills,
         permissions=inp.permissions,

@@ -62,6 +62,17 @@ class Execution:
         return next((s for s in self.steps if not s.ok), None)
 
 
+def fed(executor, args: dict, entries: list) -> dict:
+    """`from_step`: an earlier step's entries handed to this step. A tool that takes a list of
+    paths gets the entries' paths (as many as it takes); any other gets them as `entries`."""
+    spec = executor.args_schema.get("properties", {}).get("paths")
+    if spec is None:
+        return {**args, "entries": entries}
+    paths = [e["path"] if isinstance(e, dict) else e for e in entries or []]
+    paths = list(dict.fromkeys(p for p in paths if isinstance(p, str)))  # grep gives a file once per line
+    return {**args, "paths": paths[: spec.get("maxItems", len(paths))]}
+
+
 def _summary(observation: dict) -> str:
     text = json.dumps(observation, ensure_ascii=False, default=str)
     return text if len(text) <= 300 else text[:300] + "…"
@@ -179,9 +190,8 @@ def execute(
         try:
             args = resolve(step.args, source)
             if "from_step" in args:
-                args = {k: v for k, v in args.items() if k != "from_step"} | {
-                    "entries": lookup(results[int(step.args["from_step"])], "entries")
-                }
+                entries = lookup(results[int(step.args["from_step"])], "entries")
+                args = fed(executor, {k: v for k, v in args.items() if k != "from_step"}, entries)
         except (ResolveError, KeyError, ValueError) as exc:
             record.observation = failure("bad_reference", str(exc))
             record.error_class = "bad_reference"

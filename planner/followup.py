@@ -40,9 +40,10 @@ class Resolved:
         return {"kind": self.kind, "request": self.request, "evidence": self.evidence}
 
 
-def facts(plan: Plan, results: dict[int, dict]) -> dict:
-    """What a plan that ran leaves for the next turn's follow-ups: the plan (literal values), the
-    paths of its last listing, and the files its steps named."""
+def facts(plan: Plan, results: dict[int, dict], kept: list[str] = ()) -> dict:
+    """What a plan that ran leaves for the next turn: the plan (literal values), the paths of its
+    last listing, the files its steps named, and the scratchpad entries its large results went to
+    (`kept`: the next turn is offered scratchpad_read for them)."""
     listing: list[str] = []
     if results and plan.steps[max(results) - 1].tool in LISTING_TOOLS:
         for entry in results[max(results)].get("entries") or []:
@@ -51,7 +52,12 @@ def facts(plan: Plan, results: dict[int, dict]) -> dict:
                 listing.append(path)
     # The files the steps acted on (a listing's folder is not one).
     files = [p for step in plan.steps if step.tool not in LISTING_TOOLS for p in _paths_of(step.args)]
-    return {"plan": plan.to_dict(), "listing": listing[:MAX_LISTING], "files": list(dict.fromkeys(files))}
+    return {
+        "plan": plan.to_dict(),
+        "listing": listing[:MAX_LISTING],
+        "files": list(dict.fromkeys(files)),
+        "scratchpad": list(kept),
+    }
 
 
 def _paths_of(args: dict) -> list[str]:

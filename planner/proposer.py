@@ -143,24 +143,34 @@ def grammar_friendly(schema, found: Mentions | None = None):
     return out
 
 
-def step_variants(candidates: list[Executor], found: Mentions | None = None) -> list[dict]:
-    """One schema per candidate, binding the tool's name to its own args: an enum of tools."""
-    return [
-        {
-            "type": "object",
-            "properties": {"tool": {"const": e.name}, "args": grammar_friendly(e.args_schema, found)},
-            "required": ["tool", "args"],
-        }
-        for e in candidates
-    ]
+def step_variants(candidates: list[Executor], found: Mentions | None = None, *, fed: bool = False) -> list[dict]:
+    """One schema per candidate, binding the tool's name to its own args: an enum of tools. With
+    `fed` (a plan's steps), a tool that takes `paths` may instead take `from_step`: the files an
+    earlier step listed."""
+    variants = []
+    for e in candidates:
+        args = grammar_friendly(e.args_schema, found)
+        if fed and "paths" in e.args_schema.get("properties", {}):
+            args = {"anyOf": [args, _from_step(args)]}
+        variants.append(
+            {"type": "object", "properties": {"tool": {"const": e.name}, "args": args}, "required": ["tool", "args"]}
+        )
+    return variants
 
 
-def plan_schema(candidates: list[Executor], found: Mentions | None, max_steps: int) -> dict:
+def _from_step(args: dict) -> dict:
+    properties = {k: v for k, v in args.get("properties", {}).items() if k != "paths"}
+    required = [k for k in args.get("required", []) if k != "paths"]
+    return {**args, "properties": {**properties, "from_step": {"type": "integer", "minimum": 1}},
+            "required": [*required, "from_step"]}  # fmt: skip
+
+
+def plan_schema(candidates: list[Executor], found: Mentions | None, max_steps: int, *, fed: bool = False) -> dict:
     """The whole plan's schema. Its steps follow the pipeline shape the validator enforces,
     E+ (F|A)?: every step but the last must be an extractor (category E). The grammar holds that
     shape as one alternative per plan length, so a small model cannot write to a file before it
     has read what goes in it."""
-    variants = step_variants(candidates, found)
+    variants = step_variants(candidates, found, fed=fed)
     defs: dict = {"step": {"anyOf": variants}}
     extractors = [v for v, e in zip(variants, candidates, strict=True) if e.category == "E"]
     if extractors and max_steps > 1:
@@ -299,7 +309,8 @@ def build_prompt(
         "Use only these tools:",
         tools,
         "A later step or the final_message can use an earlier result with ${stepN.FIELD},"
-        " for example ${step1.count} or ${step1.entries.0.content}. Paths are relative to the workspace.",
+        " for example ${step1.count} or ${step1.entries.0.content}. A step that takes paths can instead take"
+        ' "from_step": N, the files step N found or listed. Paths are relative to the workspace.',
         'If no tool fits, reply {"steps": [], "final_message": "<a short answer>"}.',
         f"Request intent: verb={intent.verb or 'unknown'}, object={intent.object or 'unknown'}.",
     ]
@@ -346,7 +357,9 @@ def propose(
     # A small model plans better from fewer options; the pre-filter put the likeliest first.
     candidates = candidates[:MAX_CANDIDATES]
     prompt = build_prompt(request_text, intent, candidates, problems or [], workspace)
-    schema = plan_schema(candidates, mentions(request_text, workspace), steps_needed(intent, model))
+    # from_step is offered to a model that plans more than a step or two (a local one pads plans with it).
+    found = mentions(request_text, workspace)
+    schema = plan_schema(candidates, found, steps_needed(intent, model), fed=not model.is_local)
     framed = system(prompt)
     schema_text = json.dumps(schema) if model.supports_structured_output else ""
     fitted = conversation.fit(history, request_text, model=model, reserved=model.budget("plan"),

@@ -17,10 +17,11 @@ import json
 from collections import Counter
 
 from core.ir import ChatRequest, Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock
-from planner import conversation, llm
-from planner.catalog import Executor
+from planner import conversation, followup, llm
+from planner.catalog import Executor, catalog
 from planner.engine import Reporter, Tally, context, stop_to_wait
 from planner.execution import DUPLICATE_GUARDED, MAX_SAME_EXECUTOR, MAX_STEPS, act
+from planner.plan import PlanError, parse
 from planner.proposer import Mentions, describe_tools, extract_json, mentions, step_variants
 from planner.turn import Sink, TurnInput, TurnOutcome
 from routing.chain import RouteDecision
@@ -47,6 +48,33 @@ def _prompt(candidates: list[Executor], native: bool) -> str:
         'action {"tool": NAME, "args": {...}} or, when you can answer, {"final": TEXT}.\n'
         f"Tools:\n{tools}\nPaths are relative to the workspace. After each action you get its observation."
     )
+
+
+def _facts(steps: list[dict], observed: dict[int, dict]) -> dict:
+    """The loop's actions that ran, as the facts a plan leaves (planner.followup.facts)."""
+    ran = [s for s in steps if s.get("ok") and s.get("tool") and s["index"] in observed]
+    try:
+        plan = parse({"steps": [{"tool": s["tool"], "args": s.get("args") or {}} for s in ran], "final_message": ""})
+    except PlanError:
+        return {}
+    results = {n: observed[s["index"]] for n, s in enumerate(ran, 1)}
+    kept = [o["scratchpad_id"] for o in observed.values() if "scratchpad_id" in o]
+    return followup.facts(plan, results, kept)
+
+
+def _for_model(tool: str | None, observation: dict) -> dict:
+    """What the model is shown of a result: a file read has its lines numbered (from the first
+    line returned), so an edit can name them; the person's answer shows them unnumbered."""
+    if tool != "read_files" or not isinstance(observation.get("entries"), list):
+        return observation
+    entries = []
+    for entry in observation["entries"]:
+        if isinstance(entry, dict) and isinstance(entry.get("content"), str):
+            first = int(entry.get("first_line") or 1)
+            numbered = "\n".join(f"{n:>5}\t{line}" for n, line in enumerate(entry["content"].splitlines(), first))
+            entry = {**entry, "content": numbered}
+        entries.append(entry)
+    return {**observation, "entries": entries}
 
 
 def uses_native_tools(model) -> bool:
@@ -91,15 +119,23 @@ def run(
     seen: dict[str, int] = state.get("seen", {})
     last_action, repeats = state.get("last_action"), state.get("repeats", 0)
     trace: dict = {"candidates": [c.name for c in candidates], "mode": "react", "steps": steps}
+    observed_by_step: dict[int, dict] = {}
 
     def outcome(final_kind: str, text: str, error: str = "") -> TurnOutcome:
         return tally.outcome(final_kind, text, "react", decision=decision, trace=trace, error=error)
 
     native = uses_native_tools(model)
     trace["native_tools"] = native
-    schema = action_schema(candidates, mentions(inp.text, inp.workspace_path))
-    tools = tuple(ToolSpec(c.name, c.description, c.args_schema) for c in candidates) if native else ()
-    json_format = {"type": "json_object", "schema": schema} if model.supports_structured_output and not native else None
+    found = mentions(inp.text, inp.workspace_path)
+
+    def offered() -> tuple[tuple[ToolSpec, ...], dict | None, dict]:
+        """The tools as this model takes them: native specs, or the JSON action grammar."""
+        schema = action_schema(list(by_name.values()), found)
+        specs = tuple(ToolSpec(c.name, c.description, c.args_schema) for c in by_name.values()) if native else ()
+        grammar = {"type": "json_object", "schema": schema} if model.supports_structured_output and not native else None
+        return specs, grammar, schema
+
+    tools, json_format, schema = offered()
     if not history:  # a fresh loop: the session's earlier turns, then the request (planner.conversation)
         fixed = _prompt(candidates, native) + json.dumps([t.input_schema for t in tools] if native else schema)
         history = list(conversation.fit(inp.history, inp.text, model=model, reserved=model.budget("action"),
@@ -110,7 +146,7 @@ def run(
     ) -> TurnOutcome | None:
         """Run one action and add it and its observation to the history; an outcome when the
         loop must stop (a cap, or an action that waits for approval)."""
-        nonlocal history
+        nonlocal history, tools, json_format
         executor = by_name.get(action.get("tool"))
         args = action.get("args") if isinstance(action.get("args"), dict) else {}
         signature = json.dumps([action.get("tool"), args], sort_keys=True, default=str)
@@ -150,7 +186,12 @@ def run(
         if reported:
             reporter.tool_called(executor.name, ok=ok, error_class=error_class, latency_ms=latency_ms, args=args)
         steps.append({"index": index, "tool": action.get("tool"), "args": args, "ok": ok})
-        observed = json.dumps(observation, default=str)[:1500]
+        observed_by_step[index] = observation
+        observed = json.dumps(_for_model(action.get("tool"), observation), default=str)[:1500]
+        reader = catalog().get("scratchpad_read")
+        if "scratchpad_id" in observation and reader is not None and reader.name not in by_name:
+            by_name[reader.name] = reader  # the large result is in the scratchpad: now it can be read
+            tools, json_format, _ = offered()
         if use is not None:  # native: the call and its result keep their id
             history += [
                 Message("assistant", ((TextBlock(said),) if said else ()) + (use,)),
@@ -200,6 +241,7 @@ def run(
             steps.append({"index": index, "error": "not JSON"})
             continue
         if "final" in action:
+            trace["facts"] = _facts(steps, observed_by_step)  # what the next turn's follow-ups use
             return outcome("answer", llm.model_text(str(action["final"])))
         args = action.get("args") if isinstance(action.get("args"), dict) else {}
         signature = json.dumps([action.get("tool"), args], sort_keys=True, default=str)

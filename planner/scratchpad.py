@@ -16,10 +16,13 @@ def summarize(text: str) -> str:
 
 
 class Scratchpad:
-    """One turn's scratchpad. `observe` returns what the history should carry for a result."""
+    """One turn's scratchpad. `observe` returns what the history should carry for a result.
+    `earlier`: turns whose entries this one may read too (the session's previous turn, when it
+    kept some: its large results stay readable in the next turn)."""
 
-    def __init__(self, turn_id: str):
+    def __init__(self, turn_id: str, earlier: tuple[str, ...] = ()):
         self.turn_id = turn_id
+        self.earlier = earlier
 
     def observe(self, step: int, result: dict) -> dict:
         text = json.dumps(result, ensure_ascii=False, default=str)
@@ -36,7 +39,7 @@ class Scratchpad:
 
     def read(self, scratchpad_id: str) -> str | None:
         return (
-            ScratchpadEntry.objects.filter(id=scratchpad_id, turn_id=self.turn_id)
+            ScratchpadEntry.objects.filter(id=scratchpad_id, turn_id__in=(self.turn_id, *self.earlier))
             .values_list("content", flat=True)
             .first()
         )

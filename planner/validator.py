@@ -127,7 +127,8 @@ def validate(
         if from_step is not None:
             if not isinstance(from_step, int) or not 1 <= from_step < index:
                 problems.append(Problem(index, "bad_reference", "from_step must name an earlier step"))
-            args["entries"] = []
+            fed = "paths" in executor.args_schema.get("properties", {})
+            args.update({"paths": [f"${{step{from_step}.entries}}"]} if fed else {"entries": []})
         for message in _check_refs(step.args, index, plan, catalog):
             problems.append(Problem(index, "bad_reference", message))
         deferred = _placeholder_paths(args)

@@ -10,10 +10,13 @@ def run(args: dict, ctx: ExecContext) -> dict:
         regex = re.compile(args["pattern"], 0 if args.get("case_sensitive") else re.IGNORECASE)
     except re.error as exc:
         raise ExecutorError("invalid_args", f"not a valid regular expression: {exc}") from None
-    root = ctx.path(args.get("path") or ".")
-    if not root.exists():
-        raise ExecutorError("not_found", f"no file or folder {args.get('path')!r} in the workspace")
-    files = [root] if root.is_file() else sorted(root.rglob(args.get("glob") or "*"))
+    if args.get("paths"):  # these files only (an earlier step's listing, from_step)
+        files = [ctx.path(p) for p in args["paths"]]
+    else:
+        root = ctx.path(args.get("path") or ".")
+        if not root.exists():
+            raise ExecutorError("not_found", f"no file or folder {args.get('path')!r} in the workspace")
+        files = [root] if root.is_file() else sorted(root.rglob(args.get("glob") or "*"))
     limit = args.get("max_matches", 200)
     matches, searched = [], 0
     for item in files:
