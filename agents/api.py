@@ -4,6 +4,7 @@ from uuid import UUID
 
 from django.http import Http404, HttpResponse
 from ninja import Router, Schema, Status
+from ninja.errors import HttpError
 
 from agents import frames, services
 from agents.selectors import (
@@ -25,6 +26,8 @@ router = Router(tags=["sessions"])
 class WorkspaceIn(Schema):
     name: str
     mode: str = "engine"
+    # Staff only: an existing server folder under METNOS_WORKSPACE_ROOTS_ALLOWED, instead of a new one.
+    path: str | None = None
 
 
 class WorkspacePatch(Schema):
@@ -132,8 +135,14 @@ def list_workspaces(request):
 
 @router.post("/workspaces", response={201: WorkspaceOut}, tags=["workspaces"])
 def create_workspace(request, payload: WorkspaceIn):
-    """A new workspace: its own folder, and `mode` engine (one plan) or react (a call per step)."""
-    return Status(201, services.workspace_create(owner=request.user, name=payload.name, mode=payload.mode))
+    """A new workspace: its own folder, and `mode` engine (one plan) or react (a call per step).
+    Staff may give `path`, an existing server folder under METNOS_WORKSPACE_ROOTS_ALLOWED."""
+    if payload.path is None:
+        return Status(201, services.workspace_create(owner=request.user, name=payload.name, mode=payload.mode))
+    if not request.user.is_staff:
+        raise HttpError(403, "only staff can register a server folder as a workspace")
+    workspace = services.workspace_register(owner=request.user, name=payload.name, path=payload.path, mode=payload.mode)
+    return Status(201, workspace)
 
 
 @router.patch("/workspaces/{workspace_id}", response=WorkspaceOut, tags=["workspaces"])

@@ -16,7 +16,8 @@ class Workspace(models.Model):
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="workspaces")
     name = models.CharField(max_length=100)
     mode = models.CharField(max_length=16, choices=Mode.choices, default=Mode.ENGINE)
-    # Relative to METNOS_WORKSPACES_ROOT; never taken from user input.
+    # Relative to METNOS_WORKSPACES_ROOT (never taken from user input), or an absolute folder that
+    # staff registered under METNOS_WORKSPACE_ROOTS_ALLOWED.
     directory = models.CharField(max_length=200, unique=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 

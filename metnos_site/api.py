@@ -5,12 +5,14 @@ from ninja import NinjaAPI
 from ninja.security import SessionAuth
 
 from agents.api import router as agents_router
+from agents.files_api import router as files_router
 from agents.services import InvalidInput
 from metnos_site.analytics import router as analytics_router
 from routing.api import router as routing_router
 
 api = NinjaAPI(title="Metnos API", version="1", auth=SessionAuth(), urls_namespace="api")
 api.add_router("/", agents_router)
+api.add_router("/", files_router)
 api.add_router("/", routing_router)
 api.add_router("/", analytics_router)
 

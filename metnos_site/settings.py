@@ -206,6 +206,15 @@ METNOS_PATTERN_PRIOR_SAMPLES = env_int("METNOS_PATTERN_PRIOR_SAMPLES", 3)
 
 # The engine.
 METNOS_WORKSPACES_ROOT = env_str("METNOS_WORKSPACES_ROOT", str(VAR_DIR / "workspaces"))
+# The files panel and attachments (agents/files_api.py): a file over this is refused with 413, an
+# upload that would take a workspace's folder past its quota with 507.
+METNOS_UPLOAD_MAX_BYTES = env_int("METNOS_UPLOAD_MAX_BYTES", 25 * 1024 * 1024)
+METNOS_WORKSPACE_QUOTA_BYTES = env_int("METNOS_WORKSPACE_QUOTA_BYTES", 1024 * 1024 * 1024)
+# Server folders staff may register as workspaces (POST /api/workspaces with `path`): colon-
+# separated absolute paths, a folder at or under one of them. Empty: nobody can.
+METNOS_WORKSPACE_ROOTS_ALLOWED = [p for p in env_str("METNOS_WORKSPACE_ROOTS_ALLOWED", "").split(":") if p]
+if any(not Path(p).is_absolute() for p in METNOS_WORKSPACE_ROOTS_ALLOWED):
+    raise ImproperlyConfigured(f"METNOS_WORKSPACE_ROOTS_ALLOWED takes absolute paths: {METNOS_WORKSPACE_ROOTS_ALLOWED}")
 # Empty: the builtin executors in planner/executors/.
 METNOS_EXECUTORS_DIR = env_str("METNOS_EXECUTORS_DIR", "")
 METNOS_JUDGE_THRESHOLD = env_float("METNOS_JUDGE_THRESHOLD", 0.30)
@@ -244,3 +253,13 @@ METNOS_GATEWAY_MAX_BODY_BYTES = env_int("METNOS_GATEWAY_MAX_BODY_BYTES", 4 * 102
 METNOS_GATEWAY_THREADS = env_int("METNOS_GATEWAY_THREADS", 64)
 # Django refuses bodies over this before any view runs; the gateway answers 413 in its own shape.
 DATA_UPLOAD_MAX_MEMORY_SIZE = METNOS_GATEWAY_MAX_BODY_BYTES
+# Multipart uploads: DATA_UPLOAD_MAX_MEMORY_SIZE counts only their non-file fields. A file past
+# FILE_UPLOAD_MAX_MEMORY_SIZE streams to a temporary file (so does the request body under ASGI),
+# which the files API then moves into the workspace; the first handler stops a file as soon as it
+# passes METNOS_UPLOAD_MAX_BYTES, and the API answers 413 without storing anything.
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+FILE_UPLOAD_HANDLERS = [
+    "agents.files_api.UploadCap",
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]

@@ -63,7 +63,7 @@ _DEFINITION = _any(
     r"|^(?:what is|what's|whats|cos'e|cos e|che cos'e|cosa e)\s+(?:an? |the |il |lo |la |l')?\S+\s*\??$"
 )
 # Text given inline to work on: "summarise: …", "traduci: …". What follows the colon is the data.
-_INLINE = re.compile(r"^([^:\n]{0,60}):\s+\S")
+_INLINE = re.compile(r"^([^:\n\[]{0,60}):\s+\S")  # not "[attached: uploads/a.pdf]"
 _URL_AFTER = re.compile(r":\s+(?:https?://|www\.)\S+\s*$")
 _POSSESSIVE_FILES = _any(r"my|mine|our|i miei|le mie|il mio|la mia|nostri|nostre|in the workspace|nel workspace")
 _GREP = _any(

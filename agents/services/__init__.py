@@ -37,6 +37,7 @@ from agents.services.workspaces import (
     workspace_create,
     workspace_default,
     workspace_path,
+    workspace_register,
     workspace_update,
 )
 
@@ -45,4 +46,4 @@ __all__ = ("DECISIONS", "DEFAULT_WORKSPACE", "MAX_MESSAGE_CHARS", "InvalidInput"
            "session_rename", "session_set_plan_mode", "session_set_yolo", "session_workspace", "turn_cancel_requested",
            "turn_claim", "turn_complete", "turn_decide", "turn_give_feedback", "turn_note_retry",
            "turn_request_cancel", "turn_submit", "turns_fail_stale", "turns_requeue", "workspace_create",
-           "workspace_default", "workspace_path", "workspace_update")  # fmt: skip
+           "workspace_default", "workspace_path", "workspace_register", "workspace_update")  # fmt: skip

@@ -9,6 +9,7 @@
   const sendBtn = $("send"), cancelBtn = $("cancel");
   const bubbles = new Map(); // turn_id -> assistant bubble element
   let ws = null, retry = 0, runningTurn = null, pendingUser = null;
+  let workspaces = [], sessionWorkspace = null, attached = [], uploading = false;
 
   const api = async (method, path, body) => {
     const res = await fetch(`/api${path}`, {
@@ -172,7 +173,7 @@
       const li = document.createElement("li"), a = document.createElement("a");
       a.href = `/s/${s.id}/`;
       a.textContent = s.title || "Untitled";
-      if (s.id === sessionId) { a.className = "active"; renderTodos(s.todos); showMode(s); }
+      if (s.id === sessionId) { a.className = "active"; renderTodos(s.todos); showMode(s); sessionWorkspace = s.workspace_id; }
       li.appendChild(a);
       list.appendChild(li);
     }
@@ -221,6 +222,7 @@
         setStatus(frame.final_kind === "error" ? "The turn ended with an error." : "");
         setBusy(false);
         loadSessions();
+        MetnosFiles.refresh(); // the turn may have written files
         break;
       }
       case "approval.request": {
@@ -294,7 +296,8 @@
   async function loadWorkspaces() {
     const select = $("workspace-select");
     select.replaceChildren();
-    for (const w of await api("GET", "/workspaces")) {
+    workspaces = await api("GET", "/workspaces");
+    for (const w of workspaces) {
       const o = document.createElement("option");
       o.value = w.id;
       o.textContent = w.access === "owner" ? w.name : `${w.name} (shared, ${w.access})`;
@@ -306,11 +309,57 @@
     const s = await api("POST", "/sessions", workspace ? { workspace_id: workspace } : {});
     location.href = `/s/${s.id}/`;
   });
-  loadWorkspaces().catch((e) => setStatus(e.message));
-  $("composer").addEventListener("submit", (ev) => {
+  // The files panel shows the session's workspace (a session from before workspaces: the
+  // default one), or on the start page the one chosen for a new session.
+  function showFiles() {
+    const id = sessionId ? sessionWorkspace : $("workspace-select").value;
+    const w = workspaces.find((x) => x.id === id) || workspaces.find((x) => x.access === "owner" && x.name === "default");
+    if (!w) return;
+    MetnosFiles.show(w.id).catch((e) => setStatus(e.message));
+    $("attach-label").hidden = !sessionId || w.access === "read";
+  }
+  $("workspace-select").addEventListener("change", () => { if (!sessionId) showFiles(); });
+
+  // Attachments go up over REST first (a websocket frame is capped at 64 KiB), into uploads/;
+  // the message then names them, so the turn sees their paths ("summarise this" + a file).
+  function renderAttachments() {
+    const list = $("attachments");
+    list.replaceChildren();
+    attached.forEach((file, i) => {
+      const li = document.createElement("li"), x = document.createElement("button");
+      li.textContent = file.name;
+      x.type = "button";
+      x.className = "link";
+      x.textContent = "×";
+      x.title = `Remove ${file.name}`;
+      x.addEventListener("click", () => { attached.splice(i, 1); renderAttachments(); });
+      li.appendChild(x);
+      list.appendChild(li);
+    });
+    list.hidden = attached.length === 0;
+  }
+  $("attach").addEventListener("change", (ev) => { attached.push(...ev.target.files); ev.target.value = ""; renderAttachments(); });
+  $("composer").addEventListener("submit", async (ev) => {
     ev.preventDefault();
-    const text = input.value.trim();
-    if (!text || !ws || ws.readyState !== WebSocket.OPEN) return;
+    let text = input.value.trim();
+    if ((!text && !attached.length) || uploading || !ws || ws.readyState !== WebSocket.OPEN) return;
+    if (attached.length) {
+      uploading = sendBtn.disabled = true;
+      setStatus(`Uploading ${attached.length} attachment(s)…`);
+      try {
+        const entries = await MetnosFiles.upload(attached, "uploads");
+        text = [text, ...entries.map((e) => `[attached: ${e.path}]`)].filter(Boolean).join("\n");
+      } catch (e) {
+        setStatus(`Attachment refused: ${e.message}`);
+        setBusy(runningTurn !== null);
+        return;
+      } finally {
+        uploading = false;
+      }
+      attached = [];
+      renderAttachments();
+      setStatus("");
+    }
     pendingUser = bubble("user", text);
     ws.send(JSON.stringify({ type: "message", text }));
     input.value = "";
@@ -323,6 +372,6 @@
     if (runningTurn && ws) ws.send(JSON.stringify({ type: "cancel", turn_id: runningTurn }));
   });
 
-  loadSessions().catch((e) => setStatus(e.message));
+  Promise.all([loadWorkspaces(), loadSessions()]).then(showFiles).catch((e) => setStatus(e.message));
   if (sessionId) connect(); else setStatus("Create a session to start chatting.");
 })();

@@ -1,7 +1,7 @@
 """The chat in a real browser (Debian's Chromium, driven by Playwright) against the live platform:
 log in, create a session, watch an answer stream, use /model, @alias and /cost, allow and deny a
-tool call (reloading the page while one waits), see the task list, export the session. Screenshots
-go to docs/img/chat-*.png."""
+tool call (reloading the page while one waits), see the task list, export the session; and the
+files panel beside the chat, with a message attachment. Screenshots go to docs/img/chat-*.png."""
 
 import json
 import shutil
@@ -121,4 +121,93 @@ def test_a_person_chats_in_the_browser(live_stack, alice, monkeypatch):
             page.click("#export-session")
         exported = Path(download.value.path()).read_text()
         assert "save the text 'buy milk' to todo.txt" in exported and "Saved to todo.txt" in exported
+        browser.close()
+
+
+# The attachment's turn is answered from plan memory, so it is quick and needs no model: what the
+# test shows is that the file went up first and the message names it, so the turn reads it.
+ATTACHMENT_SEED = """
+- request: "read this\\n[attached: uploads/q1.txt]"
+  plan:
+    steps: [{tool: read_files, args: {paths: [uploads/q1.txt]}}]
+    final_message: "${step1.entries.0.content}"
+"""
+
+
+def text_file(name: str, text: str) -> dict:
+    return {"name": name, "mimeType": "text/plain", "buffer": text.encode()}
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (make test installs it as root)")
+def test_a_person_works_with_files_beside_the_chat(live_stack, monkeypatch, tmp_path):
+    """The files panel: upload with its button and by dropping a file on it, open a file in it,
+    make a folder, delete after confirming; then a message with an attachment, which goes up first
+    into uploads/ and is named in the message. Screenshots: docs/img/chat-files*.png."""
+    from playwright.sync_api import expect, sync_playwright
+
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    fiona = get_user_model().objects.create_user(username="fiona", password="a-long-test-password")
+    folder = services.workspace_path(services.workspace_default(user=fiona))
+    (folder / "docs").mkdir()
+    (folder / "docs" / "plan.md").write_text("# Plan\n- ship the files panel\n")
+    (tmp_path / "seeds.yaml").write_text(ATTACHMENT_SEED)
+    seeds.load(catalog(), tmp_path / "seeds.yaml")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-dev-shm-usage"])
+        page = browser.new_page(viewport={"width": 1280, "height": 820})
+        page.set_default_timeout(60_000)
+        expect.set_options(timeout=60_000)
+        page.goto(f"{live_stack.http}/accounts/login/")
+        page.fill("input[name=username]", "fiona")
+        page.fill("input[name=password]", "a-long-test-password")
+        page.click("button[type=submit], input[type=submit]")
+        page.click("#new-session")
+        page.wait_for_url("**/s/*/")
+        expect(page.locator("#message")).to_be_enabled()
+
+        def entry(path: str):
+            return page.locator(f'#files-list li[data-path="{path}"]')
+
+        # Into docs/, upload with the button, then drop a file on the panel.
+        entry("docs").locator(".file-name").click()
+        expect(page.locator("#files-crumbs")).to_contain_text("docs")
+        notes = "Meeting notes\n- the panel lists, opens and uploads files\n"
+        page.set_input_files("#files-upload", files=[text_file("notes.txt", notes)])
+        expect(entry("docs/notes.txt")).to_have_count(1)
+        assert (folder / "docs" / "notes.txt").read_text() == notes
+        page.evaluate("""() => {
+            const data = new DataTransfer();
+            data.items.add(new File(["dropped\\n"], "dropped.md", {type: "text/markdown"}));
+            const panel = document.getElementById("files-panel");
+            for (const type of ["dragover", "drop"])
+                panel.dispatchEvent(new DragEvent(type, {dataTransfer: data, bubbles: true, cancelable: true}));
+        }""")
+        expect(entry("docs/dropped.md")).to_have_count(1)
+        assert (folder / "docs" / "dropped.md").read_text() == "dropped\n"
+
+        # Open a file in the panel; make a folder; delete a file after confirming.
+        entry("docs/notes.txt").locator(".file-name").click()
+        expect(page.locator("#file-view-text")).to_have_text(notes)
+        page.once("dialog", lambda dialog: dialog.accept("drafts"))
+        page.click("#files-mkdir")
+        expect(entry("docs/drafts")).to_have_count(1)
+        page.screenshot(path=str(SHOTS / "chat-files.png"))
+        page.once("dialog", lambda dialog: dialog.accept())
+        entry("docs/dropped.md").locator(".file-delete").click()
+        expect(entry("docs/dropped.md")).to_have_count(0)
+        assert not (folder / "docs" / "dropped.md").exists() and (folder / "docs" / "drafts").is_dir()
+
+        # A message with an attachment: uploaded into uploads/ first, then named in the message.
+        report = "Sales rose 4% in May; costs fell 2%.\n"
+        page.set_input_files("#attach", files=[text_file("report.txt", report)])
+        expect(page.locator("#attachments li")).to_contain_text("report.txt")
+        page.fill("#message", "read this")
+        page.press("#message", "Enter")
+        expect(page.locator(".msg.user").last).to_contain_text("[attached: uploads/report.txt]")
+        assert (folder / "uploads" / "report.txt").read_text() == report
+        expect(page.locator("#attachments")).to_be_hidden()
+        expect(page.locator(".msg.assistant .body").last).to_have_text(report.strip())
+        page.locator("#files-crumbs button").first.click()
+        expect(entry("uploads")).to_have_count(1)
+        page.screenshot(path=str(SHOTS / "chat-files-attachment.png"))
         browser.close()

@@ -6,6 +6,7 @@ import json
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import URLResolver, get_resolver
 
@@ -23,6 +24,18 @@ OBJECT_ROUTES = {
         ("POST", "/api/workspaces/{workspace}/members", {"username": "bob", "access": "write"}),
     ],
     "api/workspaces/<workspace_id>/members/<username>": [("DELETE", "/api/workspaces/{workspace}/members/carol", None)],
+    "api/workspaces/<workspace_id>/files": [
+        ("GET", "/api/workspaces/{workspace}/files", None),
+        ("POST", "/api/workspaces/{workspace}/files", {"mkdir": "taken"}),
+    ],
+    "api/workspaces/<workspace_id>/files/<path:path>": [
+        ("GET", "/api/workspaces/{workspace}/files/notes.md", None),
+        ("GET", "/api/workspaces/{workspace}/files/notes.md?download=1", None),
+        ("GET", "/api/workspaces/{workspace}/files/docs", None),
+        ("POST", "/api/workspaces/{workspace}/files/docs", {"mkdir": "taken"}),
+        ("DELETE", "/api/workspaces/{workspace}/files/notes.md", None),
+        ("DELETE", "/api/workspaces/{workspace}/files/docs?recursive=1", None),
+    ],
     "api/sessions/<session_id>": [
         ("PATCH", "/api/sessions/{session}", {"title": "taken"}),
         ("DELETE", "/api/sessions/{session}", None),
@@ -58,6 +71,9 @@ def test_another_user_gets_404_on_every_object_route_and_changes_nothing():
     carol = users.create_user(username="carol", password="pw-carol-123456")
     workspace = services.workspace_create(owner=alice, name="private")
     services.member_set(workspace=workspace, username="carol", access="read")
+    folder = services.workspace_path(workspace)
+    (folder / "docs").mkdir()
+    (folder / "notes.md").write_text("alice's notes")
     session = services.session_create(owner=alice, title="alice's", workspace=workspace)
     turn = services.turn_submit(session=session, text="hello", enqueue=False)
     ids = {"session": session.id, "turn": turn.id, "workspace": workspace.id}
@@ -74,6 +90,11 @@ def test_another_user_gets_404_on_every_object_route_and_changes_nothing():
     assert ChatSession.objects.get(pk=session.pk).title == "alice's"
     assert Turn.objects.filter(pk=turn.pk).exists()
     assert Workspace.objects.get(pk=workspace.pk).name == "private"
+    assert sorted(p.name for p in folder.iterdir()) == ["docs", "notes.md"] and not any((folder / "docs").iterdir())
+    assert (folder / "notes.md").read_text() == "alice's notes"
+    # A multipart upload is refused the same way.
+    upload = bob.post(f"/api/workspaces/{workspace.id}/files/docs", {"file": SimpleUploadedFile("x.txt", b"x")})
+    assert upload.status_code == 404 and not any((folder / "docs").iterdir())
     assert list(WorkspaceMember.objects.filter(workspace=workspace).values_list("user_id", "access")) == [
         (carol.pk, "read")
     ]
