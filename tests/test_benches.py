@@ -1,5 +1,6 @@
-"""The pre-filter benches run in `make test`'s environment, offline, and end with their JSON line.
-(Their figures are for the closing notes; here only that they run.)"""
+"""The benches run in `make test`'s environment and end with their JSON line: the pre-filter and
+route benches offline, the agent tasks bench on the live processes it starts. (Their figures are
+for the closing notes; here only that they run.)"""
 
 import json
 import subprocess
@@ -52,3 +53,21 @@ def test_the_route_choice_bench_reports_each_half():
         result = json.loads(done.stdout.strip().splitlines()[-1])
         assert result["split"] == split and result["cases"] == 400
         assert {"accuracy", "direct_recall", "tools_precision", "first_tool_accuracy", "before"} <= set(result)
+
+
+@pytest.mark.live
+def test_the_agent_tasks_bench_runs_the_quick_held_tasks_over_the_websocket():
+    """It starts its own model server, daphne and worker on the benches' database; only that it
+    runs and reports (many follow-ups miss until the follow-up layer resolves them)."""
+    done = subprocess.run(
+        [sys.executable, "bench/agent_tasks.py", "--quick", "--split", "held"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["split"] == "held" and result["tasks"] == 2 and result["turns"] >= 4
+    figures = {"success_rate", "followup_turns", "followup_resolved_rate", "model_calls_per_turn", "turn_p50_ms"}
+    assert figures <= set(result)
