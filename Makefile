@@ -26,6 +26,7 @@ bench:
 	.venv/bin/python bench/prefilter_peer.py --quick --split odd
 	.venv/bin/python bench/dashboard_scale.py --quick
 	.venv/bin/python bench/gateway_overhead.py --quick
+	.venv/bin/python bench/agent_tasks.py --quick
 
 compose-check:
 	docker-compose config -q
