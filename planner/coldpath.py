@@ -98,6 +98,8 @@ _KNOWN_WORDS = (
     " ".join(_OPERATIONS) + " " + " ".join(_TIME_ZONES)
     + " percent per cento of x times plus minus divided multiplied moltiplicato diviso over piu meno"
     + " first last top bottom initial final prima prime primi ultima ultime ultimi few"
+    + " replace change substitute swap correct fix sostituisci cambia correggi rimpiazza with con"
+    + " everything recursively recursive content tutto contenuto ricorsivamente"
 )  # fmt: skip
 _KNOWN_STEMS = frozenset(min(stems(w)) for w in words(_KNOWN_WORDS))
 
@@ -294,8 +296,64 @@ def _expression(req: _Request) -> _Option | None:
     return _Option(f"{operation}([{', '.join(texts)}])", uses)
 
 
+def _move(req: _Request, part: str) -> _Option | None:
+    """ "move a.txt to archive/", "rinomina a.txt in b.txt": two paths, the first moves, the one
+    after "to / in / into / a / nella" is where; any other count is not a move the request types."""
+    paths = req.of("path")
+    if len(paths) != 2 or not re.search(
+        r"\b(?:to|into|in|as|a|nella|nel|nello|come)\b", req.text[paths[0].end : paths[1].start]
+    ):
+        return None
+    chosen = paths[0] if part == "paths" else paths[1]
+    return _Option([chosen.text] if part == "paths" else chosen.text, frozenset({chosen.name}))
+
+
+# "replace 'teh' with 'the'", «sostituisci 'a' con 'b'», "change 'x' to 'y'": the first quote goes, the second comes.
+_REPLACEMENT = re.compile(r"\b(?:replace|change|substitute|swap|correct|fix|sostituisci|cambia|correggi|rimpiazza)\b")
+_BETWEEN_QUOTES = re.compile(r"^\s*(?:with|to|by|into|for|con|in|per)\s*$")
+
+
+def _edit(req: _Request, part: str) -> _Option | None:
+    quoted = req.of("quoted")
+    if len(quoted) != 2 or not _REPLACEMENT.search(req.folded):
+        return None
+    if not _BETWEEN_QUOTES.match(req.text[quoted[0].end + 1 : quoted[1].start - 1]):
+        return None
+    chosen = quoted[0] if part == "old" else quoted[1]
+    return _Option(chosen.text, frozenset({chosen.name}))
+
+
+_RECURSIVE = re.compile(
+    r"\b(?:recursive(?:ly)?|and everything in it|with everything|with all (?:its|of its) content|and all its content|"
+    r"con tutto(?: il contenuto| quello che contiene| cio che contiene)?|e tutto (?:il )?(?:suo )?contenuto|"
+    r"ricorsivamente)\b"
+)
+
+
+def _recursive(req: _Request) -> _Option | None:
+    return _Option(True, frozenset()) if _RECURSIVE.search(req.folded) else None
+
+
+def _new_folders(req: _Request) -> _Option | None:
+    """The folders to make: paths ending in "/", or the name after "folder"/«cartella»."""
+    options = [_Option([p.text], frozenset({p.name})) for p in req.of("path") if p.text.endswith("/")]
+    for value in req.values:
+        before = req.folded[: value.start].rstrip()
+        if value.type in ("identifier", "path", "quoted") and re.search(
+            r"\b(?:folder|directory|dir|cartella)(?:\s+(?:called|named|chiamata|di nome))?$", before
+        ):
+            options.append(_Option([value.text], frozenset({value.name})))
+    return _one(_merged(options))
+
+
 _SPECIAL = {
     ("compute", "expression"): _expression,
+    ("move_files", "paths"): lambda req: _move(req, "paths"),
+    ("move_files", "to"): lambda req: _move(req, "to"),
+    ("edit_file", "old"): lambda req: _edit(req, "old"),
+    ("edit_file", "new"): lambda req: _edit(req, "new"),
+    ("delete_files", "recursive"): _recursive,
+    ("make_dirs", "paths"): _new_folders,
     ("write_files", "content"): _content,
     ("write_files", "append"): _append,
     ("grep_files", "pattern"): _pattern,

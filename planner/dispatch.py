@@ -185,6 +185,11 @@ def _followup(turn: _Turn, cat: Catalog) -> TurnOutcome | None:
     found = None if inp.model else followup.resolve(inp.text, inp.previous, inp.workspace_path)
     if found is None:
         return None
+    if found.plan is None:  # the rest of the last listing: already at hand
+        outcome = TurnOutcome(final_kind="answer", text=found.answer, layer="followup")
+        outcome.trace["followup"] = found.to_trace()
+        _deliver(turn.sink, outcome)
+        return outcome
     tools = {step.tool for step in found.plan.steps}
     usable = {c.name for c in allowed(inp, [cat.executors[t] for t in tools if t in cat.executors])}
     problems = validate(found.plan, cat, allowed=usable, request_text=found.request, workspace=inp.workspace_path)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from planner import object_kinds
+from planner import answers, object_kinds
 from planner import params as P
 from planner.plan import Plan, PlanError, parse
 from planner.text import fold
@@ -31,10 +31,11 @@ MAX_PREVIOUS_ANSWER = 200_000
 
 @dataclass(frozen=True)
 class Resolved:
-    kind: str  # same_plan | previous_answer | ordinal | pronoun
-    plan: Plan
+    kind: str  # same_plan | previous_answer | ordinal | pronoun | more
+    plan: Plan | None  # None: the answer is already at hand (`answer`: the rest of the last listing)
     request: str  # what the follow-up stands for, as a request of its own
     evidence: str
+    answer: str = ""
 
     def to_trace(self) -> dict:
         return {"kind": self.kind, "request": self.request, "evidence": self.evidence}
@@ -73,7 +74,7 @@ def resolve(text: str, previous: dict, workspace=None) -> Resolved | None:
     folded = fold(text).strip()
     if len(folded.split()) > 14:
         return None  # a request of its own, however it starts
-    for attempt in (_previous_answer, _ordinal, _pronoun, _same_plan):
+    for attempt in (_more, _previous_answer, _ordinal, _pronoun, _same_plan):
         found = attempt(text, folded, previous, workspace)
         if found is not None:
             return found
@@ -122,6 +123,39 @@ _SAME = re.compile(
     _LEAD + r"(?:(?:do|fai|facciamo)\s+)?(?:the same(?: thing)?|same(?: thing)?|lo stesso|la stessa cosa|stessa cosa|"
     r"idem|also|anche|again|di nuovo)?\s*(?:but\s+|ma\s+)?(?:for|with|on|per|con|su|in)?\s*"
 )
+
+
+_MORE = re.compile(
+    _LEAD + r"(?:show(?: me)?|give me|list|read|mostra(?:mi)?|dammi|fammi vedere|elenca|leggi)?\s*"
+    r"(?:the rest|the others|more|the remaining(?: ones| lines| files)?|il resto|gli altri|le altre|altri|altre|"
+    r"i rimanenti|le rimanenti)(?:\s+(?:of (?:it|them|the (?:file|list))|please|per favore))?\s*[.!?]*$"
+)
+
+
+def _more(text: str, folded: str, previous: dict, workspace) -> Resolved | None:
+    """ "show me the rest": the entries of the last listing past those shown, or the lines of the
+    last file read past those read."""
+    if not _MORE.match(folded):
+        return None
+    listing, shown = previous.get("listing") or [], answers.MAX_LISTED
+    if len(listing) > shown:
+        rest = listing[shown:]
+        said = f"{len(rest)} more:\n" + "\n".join(rest)
+        return Resolved("more", None, text, f"entries {shown + 1}-{len(listing)} of the last listing", said)
+    steps = (previous.get("plan") or {}).get("steps") or []
+    if len(steps) != 1 or steps[0].get("tool") != "read_files":
+        return None
+    args = steps[0].get("args") or {}
+    read = args.get("limit") or args.get("head_lines")
+    if not read or len(args.get("paths") or []) != 1:
+        return None  # the whole file was read, or its tail: there is no rest
+    start = int(args.get("offset") or 1) + int(read)
+    plan = _plan([("read_files", {"paths": args["paths"], "offset": start})])
+    return (
+        Resolved("more", plan, f"read {args['paths'][0]} from line {start}", "the rest of the last file read")
+        if plan
+        else None
+    )
 
 
 def _previous_answer(text: str, folded: str, previous: dict, workspace) -> Resolved | None:
@@ -199,12 +233,15 @@ def _same_plan(text: str, folded: str, previous: dict, workspace) -> Resolved | 
         same_type = {text for type_, text in old if type_ == kind}
         if len(same_type) != 1:
             return None  # nothing of that type to replace, or several: not for sure
-        swaps[same_type.pop()] = value
+        before = same_type.pop()
+        swaps[before] = _beside(before, value, workspace) if kind == "path" else value
     rebound = _rebind(plan, swaps)
     if rebound is None:
         return None
     rewritten = request
     for before, after in swaps.items():
+        if before not in rewritten and before.startswith("*.") and after.startswith("*."):
+            before, after = before[1:], after[1:]  # "the .md files" said it as an extension
         rewritten = rewritten.replace(before, after)
     parsed = _plan_from(rebound)
     changed = ", ".join(f"{b} → {a}" for b, a in swaps.items())
@@ -215,7 +252,9 @@ def _values(text: str, workspace) -> list[tuple[str, str]]:
     """The values a plan may re-bind, as (type, text): paths, globs, URLs, numbers, and the globs
     that kinds of file stand for ("python files" → *.py)."""
     kinds = ("path", "glob", "url", "number", "ext")
-    typed = [(v.type, v.text) for v in P.extract(text, workspace).values if v.type in kinds]
+    # An extension is a glob ("the .md files" → *.md), so "now for *.py" re-binds it.
+    typed = [("glob", f"*{v.text}") if v.type == "ext" else (v.type, v.text)
+             for v in P.extract(text, workspace).values if v.type in kinds]  # fmt: skip
     derived = [("glob", item.value) for item in object_kinds.derived(text) if item.kind == "glob"]
     return typed + [d for d in derived if d not in typed]
 
@@ -242,6 +281,16 @@ def _rebind(plan: dict, swaps: dict[str, str]) -> dict | None:
     for before, after in swaps.items():
         final = final.replace(before, after)
     return {"steps": steps, "final_message": final}
+
+
+def _beside(old: str, new: str, workspace) -> str:
+    """«e per c.md?» after reading notes/a.md: a bare name that is not in the workspace's root but
+    is beside the old file is that one (notes/c.md)."""
+    folder = old.rsplit("/", 1)[0] if "/" in old.rstrip("/") else ""
+    if not folder or "/" in new or workspace is None:
+        return new
+    nearby = f"{folder}/{new}"
+    return nearby if (workspace / nearby).exists() and not (workspace / new).exists() else new
 
 
 def _typed_file(text: str, workspace) -> str | None:

@@ -52,6 +52,15 @@ def cold(cat, workspace):
         ("find the markdown files", [("find_files", {"pattern": "*.md"})]),
         ("how many .txt files are there?", [("find_files", {"pattern": "*.txt"})]),
         ("search for TODO in notes.md", [("grep_files", {"pattern": "TODO", "path": "notes.md"})]),
+        ("rename report.txt to report-2024.txt", [("move_files", {"paths": ["report.txt"], "to": "report-2024.txt"})]),
+        ("sposta a.txt nella cartella archivio/", [("move_files", {"paths": ["a.txt"], "to": "archivio/"})]),
+        ("replace 'teh' with 'the' in notes.md", [("edit_file", {"path": "notes.md", "old": "teh", "new": "the"})]),
+        (
+            "sostituisci 'latte' con 'burro' in spesa.txt",
+            [("edit_file", {"path": "spesa.txt", "old": "latte", "new": "burro"})],
+        ),
+        ("delete the folder old/ and everything in it", [("delete_files", {"paths": ["old/"], "recursive": True})]),
+        ("crea la cartella foto/", [("make_dirs", {"paths": ["foto/"]})]),
         ("which lines mention TODO in my notes?", [("grep_files", {"pattern": "TODO", "path": "notes"})]),
     ],
 )

@@ -73,3 +73,26 @@ def test_what_is_not_certain_is_left_to_the_engine(text, previous):
 def test_a_plan_leaves_its_files_and_its_last_listings_files():
     assert LISTED["listing"] == ["notes/a.md", "notes/b.md", "notes/c.md"], "folders are not entries to act on"
     assert READ_A["files"] == ["notes/a.md"] and READ_A["plan"]["steps"][0]["tool"] == "read_files"
+
+
+def test_the_rest_of_a_long_listing_or_of_a_file_read_in_part():
+    many = ran("list logs/", [("list_files", {"path": "logs/"})],
+               results={1: {"entries": [{"path": f"logs/{n:02}.log", "type": "file"} for n in range(55)]}})  # fmt: skip
+    rest = followup.resolve("show me the rest", many)
+    assert (rest.kind, rest.plan) == ("more", None)
+    assert rest.answer.splitlines() == ["5 more:", *(f"logs/{n}.log" for n in range(50, 55))]
+    head = ran("read the first 10 lines of big.txt", [("read_files", {"paths": ["big.txt"], "head_lines": 10})])
+    more = followup.resolve("mostrami il resto", head)
+    assert [(s.tool, s.args) for s in more.plan.steps] == [("read_files", {"paths": ["big.txt"], "offset": 11})]
+    assert followup.resolve("show me the rest", READ_A) is None, "the whole file was read"
+
+
+def test_a_bare_name_is_the_file_beside_the_old_one_and_an_extension_is_a_glob(tmp_path):
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "c.md").write_text("x")
+    found = followup.resolve("e per c.md?", READ_A, tmp_path)
+    assert [(s.tool, s.args) for s in found.plan.steps] == [("read_files", {"paths": ["notes/c.md"]})]
+    dotted = ran("find the .md files in src", [("find_files", {"pattern": "*.md", "path": "src"})])
+    found = followup.resolve("now for *.py", dotted)
+    assert [(s.tool, s.args) for s in found.plan.steps] == [("find_files", {"pattern": "*.py", "path": "src"})]
+    assert found.request == "find the .py files in src"
