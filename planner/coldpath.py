@@ -424,7 +424,7 @@ def plan_for(text: str, *, candidates: list[Executor], workspace: Path | None) -
     req = _request(text, workspace)
     if _NOT_AN_ORDER.search(req.folded) or req.unexplained:
         return None
-    intent = extract(req.text)
+    intent = extract(_unnamed(req))
     if len(step_kinds(intent.verbs)) > 1:  # "read a.md and save it to b.md": more than one step
         return None
     question = bool(_QUESTION.search(req.folded.strip()))
@@ -444,6 +444,16 @@ def plan_for(text: str, *, candidates: list[Executor], workspace: Path | None) -
     if len(found) != 1:
         return None
     return _plan(found[0])
+
+
+def _unnamed(req: _Request) -> str:
+    """The request without its paths, globs and addresses: a name says nothing of what to do
+    ("crea lista.txt" asks to create, not to list)."""
+    text = list(req.text)
+    for value in req.values:
+        if value.type in ("path", "glob", "url"):
+            text[value.start : value.end] = " " * (value.end - value.start)
+    return "".join(text)
 
 
 def _plan(binding: _Binding) -> Plan:

@@ -150,7 +150,7 @@ TOOL_VERBS: dict[str, tuple[str, ...]] = {
     "write": ("write",),
     "list": ("list", "find", "read"),
     "find": ("find", "grep"),
-    "count": ("find", "grep", "list"),
+    "count": ("find", "grep", "list", "read"),  # "how many lines does todo.txt have?" reads it
     "fetch": ("get",),
     "run": ("run",),
     "compute": ("compute",),

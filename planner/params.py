@@ -41,7 +41,8 @@ PATTERNS: tuple[tuple[str, re.Pattern], ...] = (
     ("quoted", re.compile(
         r"(?<!\w)'([^'\n]{1,500})'(?!\w)|\"([^\"\n]{1,500})\"|\u201c([^\u201d\n]{1,500})\u201d|«([^»\n]{1,500})»"
     )),
-    ("glob", re.compile(r"(?<![\w/])(?=\S*[\w.])((?:[\w.-]+/)*[\w.-]*\*[\w.*?/-]*)")),
+    # A glob never ends with "?": "e per *.py?" asks about *.py.
+    ("glob", re.compile(r"(?<![\w/])(?=\S*[\w.])((?:[\w.-]+/)*[\w.-]*\*[\w.*?/-]*(?<!\?))")),
     ("datetime", re.compile(
         r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?)?\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}:\d{2}\b"
         rf"|\b\d{{1,2}}(?:st|nd|rd|th)? {_MONTHS}\b(?: \d{{4}})?"

@@ -61,6 +61,8 @@ def cold(cat, workspace):
         ),
         ("delete the folder old/ and everything in it", [("delete_files", {"paths": ["old/"], "recursive": True})]),
         ("crea la cartella foto/", [("make_dirs", {"paths": ["foto/"]})]),
+        ("crea lista.txt con il testo 'latte'", [("write_files", {"path": "lista.txt", "content": "latte"})]),
+        ("how many lines does todo.txt have?", [("read_files", {"paths": ["todo.txt"]})]),
         ("which lines mention TODO in my notes?", [("grep_files", {"pattern": "TODO", "path": "notes"})]),
     ],
 )

@@ -96,3 +96,9 @@ def test_a_bare_name_is_the_file_beside_the_old_one_and_an_extension_is_a_glob(t
     found = followup.resolve("now for *.py", dotted)
     assert [(s.tool, s.args) for s in found.plan.steps] == [("find_files", {"pattern": "*.py", "path": "src"})]
     assert found.request == "find the .py files in src"
+
+
+def test_a_question_mark_ends_the_question_not_the_glob():
+    dotted = ran("find the .txt files in src", [("find_files", {"pattern": "*.txt", "path": "src"})])
+    found = followup.resolve("e per *.py?", dotted)
+    assert [(s.tool, s.args) for s in found.plan.steps] == [("find_files", {"pattern": "*.py", "path": "src"})]
