@@ -142,7 +142,8 @@ def text_file(name: str, text: str) -> dict:
 def test_a_person_works_with_files_beside_the_chat(live_stack, monkeypatch, tmp_path):
     """The files panel: upload with its button and by dropping a file on it, open a file in it,
     make a folder, delete after confirming; then a message with an attachment, which goes up first
-    into uploads/ and is named in the message. Screenshots: docs/img/chat-files*.png."""
+    into uploads/ and is named in the message; an edit of it, allowed, then undone. Screenshots:
+    docs/img/chat-files*.png, chat-undo.png."""
     from playwright.sync_api import expect, sync_playwright
 
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -210,4 +211,18 @@ def test_a_person_works_with_files_beside_the_chat(live_stack, monkeypatch, tmp_
         page.locator("#files-crumbs button").first.click()
         expect(entry("uploads")).to_have_count(1)
         page.screenshot(path=str(SHOTS / "chat-files-attachment.png"))
+
+        # Ask for an edit of that file, allow it, then take it back with /undo.
+        page.fill("#message", "replace 'rose' with 'fell' in uploads/report.txt")
+        page.press("#message", "Enter")
+        dialog = page.locator(".approval")
+        expect(dialog).to_contain_text("edit_file")
+        dialog.locator("button[data-decision=allow]").click()
+        expect(page.locator(".msg.assistant .body").last).to_contain_text("Edited uploads/report.txt")
+        assert (folder / "uploads" / "report.txt").read_text() == report.replace("rose", "fell")
+        page.fill("#message", "/undo")
+        page.press("#message", "Enter")
+        expect(page.locator(".msg.command").last).to_contain_text("Restored uploads/report.txt")
+        assert (folder / "uploads" / "report.txt").read_text() == report
+        page.screenshot(path=str(SHOTS / "chat-undo.png"))
         browser.close()
