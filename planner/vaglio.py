@@ -77,6 +77,12 @@ _DESTINATION = re.compile(
     r"\s+(?:(?:the|file|files|folder|folders|directory|il|la|lo|i|le|gli|in|a|cartella|cartelle)\s+)*[`'\"]?$",
     re.IGNORECASE,
 )
+# «aggiungi 'uova' a lista.txt», "add 'x' to the end of log.md": after an adding verb, "a"/"to" too.
+_ADD_TO = re.compile(
+    r"\b(append|add|aggiungi|accoda|appendi)\b.*\b(to|onto|a|al|alla|allo|in|nel|nella|in fondo a|"
+    r"at the end of|to the end of)\s+(?:(?:the|file|il|la|lo)\s+)*[`'\"]?$",
+    re.IGNORECASE | re.DOTALL,
+)
 # "fix the typo in notes/b.md": after an editing verb, "in" also names the destination.
 _EDIT_IN = re.compile(
     r"\b(fix|edit|update|change|replace|correct|modify|rename|insert|move|remove|delete|"
@@ -155,7 +161,12 @@ def _named_as_destination(request_text: str, workspace: Path, target: Path) -> b
 
 def _destination_before(before: str) -> bool:
     for _ in range(20):  # the most paths a step takes
-        if _DESTINATION.search(before) or _EDIT_IN.search(before) or _REMOVE_FROM.search(before):
+        if (
+            _DESTINATION.search(before)
+            or _EDIT_IN.search(before)
+            or _REMOVE_FROM.search(before)
+            or _ADD_TO.search(before)
+        ):
             return True
         listed = _LISTED.search(before)
         if listed is None:

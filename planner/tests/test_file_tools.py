@@ -359,6 +359,8 @@ def test_the_guard_screens_path_arguments_nested_in_lists_of_objects(cat, worksp
          {"paths": ["notes/a.md", "notes/b.md"], "to": "archivio"}),
         ("move_files", "rename data.txt to numbers.txt", {"paths": ["data.txt"], "to": "numbers.txt"}),
         ("make_dirs", "create the folder notes", {"paths": ["notes"]}),
+        ("write_files", "aggiungi 'uova' a data.txt", {"path": "data.txt", "content": "uova", "append": True}),
+        ("write_files", "add 'eggs' at the end of data.txt", {"path": "data.txt", "content": "eggs", "append": True}),
     ],
 )  # fmt: skip
 def test_the_guard_lets_a_tool_change_what_the_request_names_as_its_target(cat, workspace, name, request_text, args):
