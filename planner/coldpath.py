@@ -21,18 +21,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
-from zoneinfo import available_timezones
 
-from planner import object_kinds
-from planner import params as P
 from planner.catalog import Executor
+from planner.cold_args import OWN_OBJECT, Ambiguous, Request, bind_arg, request_of
 from planner.intent import Intent, extract, step_kinds
 from planner.plan import Plan, parse
 from planner.prefilter import OBJECT_NAMES
 from planner.proposer import MAX_CANDIDATES
-from planner.text import fold, stems, words
 
 # Words that make a request about doing, not a request to do ("how do I read a.md?"), or undo it.
 _NOT_AN_ORDER = re.compile(
@@ -46,338 +42,6 @@ _QUESTION = re.compile(
     r"\?\s*$|^\s*(?:what|whats|how|which|when|quanto|quanta|quanti|quante|qual|quale|quali|che|cosa|quando)\b"
     r"|^[\d\s.+\-*/\u00d7\u00f7^()x=]+$"
 )
-_APPEND = re.compile(r"\b(?:append|add|aggiungi|appendi|accoda)\b")
-_HEAD, _TAIL = "head_lines", "tail_lines"
-_LINES = (  # (pattern, which end; a group "n" is the count, else one line)
-    (r"\b(?:first|top|initial)\s+(?P<n>\d+)\s+lines?\b", _HEAD),
-    (r"\b(?:last|bottom|final)\s+(?P<n>\d+)\s+lines?\b", _TAIL),
-    (r"\b(?:first|top)\s+line\b", _HEAD),
-    (r"\b(?:last|bottom|final)\s+line\b", _TAIL),
-    (r"\b(?:prim[eia])\s+(?P<n>\d+)\s+righe\b|\b(?P<m>\d+)\s+prime\s+righe\b", _HEAD),
-    (r"\b(?:ultim[eia])\s+(?P<n>\d+)\s+righe\b|\b(?P<m>\d+)\s+ultime\s+righe\b", _TAIL),
-    (r"\bprima\s+riga\b", _HEAD),
-    (r"\bultima\s+riga\b", _TAIL),
-)
-_SOME_LINES = re.compile(
-    r"\b(?:first|last|top|bottom|initial|final|prim[eia]|primi|ultim[eia]|ultimi)\s+(?:\w+\s+)?(?:lines?|righe|riga)\b"
-)
-# One operation word → how its numbers make an expression.
-_OPERATIONS = {
-    "mean": "mean", "average": "mean", "avg": "mean", "media": "mean",
-    "median": "median", "mediana": "median",
-    "sum": "sum", "total": "sum", "somma": "sum", "totale": "sum",
-    "product": "product", "multiply": "product", "prodotto": "product", "moltiplica": "product",
-    "max": "max", "maximum": "max", "largest": "max", "biggest": "max", "highest": "max", "massimo": "max",
-    "min": "min", "minimum": "min", "smallest": "min", "lowest": "min", "minimo": "min",
-    "sqrt": "sqrt", "square root": "sqrt", "radice quadrata": "sqrt",
-}  # fmt: skip
-_NUMBER = r"-?\d+(?:\.\d+)?"
-_PERCENT = re.compile(rf"({_NUMBER})\s*(?:%|percent|per ?cento)\s+(?:of|di|del|della|dei|delle)\s+({_NUMBER})")
-_WORD_OPERATORS = (
-    (r"plus|piu", "+"), (r"minus|meno", "-"), (r"times|multiplied by|moltiplicato per|per", "*"),
-    (r"divided by|diviso per|diviso|over", "/"),
-)  # fmt: skip
-_OPERAND = rf"\(*\s*{_NUMBER}\s*\)*"
-_ARITHMETIC = re.compile(rf"{_OPERAND}(?:\s*(?:\*\*|[-+*/\u00d7\u00f7^x])\s*{_OPERAND})+")
-# Cities and zones a time question names, folded → IANA. Only unambiguous names.
-_TIME_ZONES = {
-    "utc": "UTC", "gmt": "GMT", "tokyo": "Asia/Tokyo", "rome": "Europe/Rome", "roma": "Europe/Rome",
-    "milan": "Europe/Rome", "milano": "Europe/Rome", "london": "Europe/London", "londra": "Europe/London",
-    "paris": "Europe/Paris", "parigi": "Europe/Paris", "berlin": "Europe/Berlin", "berlino": "Europe/Berlin",
-    "madrid": "Europe/Madrid", "moscow": "Europe/Moscow", "mosca": "Europe/Moscow",
-    "new york": "America/New_York", "chicago": "America/Chicago", "los angeles": "America/Los_Angeles",
-    "san francisco": "America/Los_Angeles", "toronto": "America/Toronto", "sydney": "Australia/Sydney",
-    "beijing": "Asia/Shanghai", "pechino": "Asia/Shanghai", "shanghai": "Asia/Shanghai",
-    "hong kong": "Asia/Hong_Kong", "singapore": "Asia/Singapore", "dubai": "Asia/Dubai",
-    "mumbai": "Asia/Kolkata", "delhi": "Asia/Kolkata", "sao paulo": "America/Sao_Paulo",
-}  # fmt: skip
-
-
-# Words a binding accounts for beyond the intent's lexicons (as planner.params.signature stems them).
-_KNOWN_WORDS = (
-    " ".join(_OPERATIONS) + " " + " ".join(_TIME_ZONES)
-    + " percent per cento of x times plus minus divided multiplied moltiplicato diviso over piu meno"
-    + " first last top bottom initial final prima prime primi ultima ultime ultimi few"
-    + " replace change substitute swap correct fix sostituisci cambia correggi rimpiazza with con"
-    + " everything recursively recursive content tutto contenuto ricorsivamente"
-)  # fmt: skip
-_KNOWN_STEMS = frozenset(min(stems(w)) for w in words(_KNOWN_WORDS))
-
-
-class _Ambiguous(Exception):
-    """An argument could take more than one value: the cold path does not guess."""
-
-
-@dataclass(frozen=True)
-class _Option:
-    value: object
-    uses: frozenset[str]  # the request's values it stands for (their names; "derived:N" for words)
-
-
-@dataclass(frozen=True)
-class _Request:
-    text: str  # lowercase, with quoted spans blanked out
-    folded: str
-    values: tuple[P.Value, ...]
-    derived: tuple[object_kinds.Derived, ...]
-    workspace: Path | None
-    masked: str = ""  # the request with its typed values as <type:n> slots
-
-    @property
-    def unexplained(self) -> set[str]:
-        """Words that are none of: a verb or an object the intent knows, a typed value, a value given
-        in words, an operation, a zone, a line count, politeness. "delegate to a subagent: find the
-        .md files" or "read a.md in full" say something a one-step binding would drop."""
-        masked = re.sub(r"'(?:s|re|ll|d|m|ve)\b", " ", self.masked)
-        tokens = {t for t in P.signature(masked) if ":" not in t and not t.startswith("<") and t != "not"}
-        return tokens - _KNOWN_STEMS - {min(stems(w)) for d in self.derived for w in words(d.phrase)}
-
-    @property
-    def everything(self) -> frozenset[str]:
-        return frozenset(v.name for v in self.values) | {f"derived:{i}" for i in range(len(self.derived))}
-
-    def of(self, kind: str) -> list[P.Value]:
-        return [v for v in self.values if v.type == kind]
-
-    def _exists(self, path: str, test: str) -> bool:
-        return self.workspace is not None and getattr(self.workspace / path, test)()
-
-    def of_format(self, fmt: str) -> list[_Option]:
-        """What the request names of one JSON Schema `format`: a file has an extension or exists as
-        a file; a folder ends with "/" or exists as one; "my files" is the root folder."""
-        paths = self.of("path")
-        files = [_Option(p.text, frozenset({p.name})) for p in paths
-                 if _is_file(p.text) or self._exists(p.text, "is_file")]  # fmt: skip
-        folders = [_Option(p.text, frozenset({p.name})) for p in paths
-                   if p.text.endswith("/") or self._exists(p.text.strip("./") or ".", "is_dir")]  # fmt: skip
-        root = [_Option(d.value, frozenset({f"derived:{i}"})) for i, d in enumerate(self.derived) if d.kind == "root"]
-        globs = [_Option(g.text, frozenset({g.name})) for g in self.of("glob")]
-        globs += [_Option(f"*{e.text}", frozenset({e.name})) for e in self.of("ext")]
-        globs += [_Option(d.value, frozenset({f"derived:{i}"})) for i, d in enumerate(self.derived) if d.kind == "glob"]
-        options = {
-            "file": files,
-            "folder": folders + root,
-            "path": files + folders + root,
-            "glob": globs,
-            "uri": [_Option(u.text, frozenset({u.name})) for u in self.of("url")],
-        }.get(fmt, [])
-        return _merged(options)
-
-
-def _is_file(path: str) -> bool:
-    return not path.endswith("/") and bool(Path(path).suffix)
-
-
-def _merged(options: list[_Option]) -> list[_Option]:
-    """One option per value: "*.md" written out and "markdown files" are one glob."""
-    merged: dict[str, _Option] = {}
-    for o in options:
-        key = str(o.value)
-        merged[key] = _Option(o.value, merged[key].uses | o.uses) if key in merged else o
-    return list(merged.values())
-
-
-def _one(options: list[_Option]) -> _Option | None:
-    if len(options) > 1:
-        raise _Ambiguous
-    return options[0] if options else None
-
-
-def _request(text: str, workspace: Path | None) -> _Request:
-    found = P.extract(text, workspace)
-    quoted = [(v.start, v.end) for v in found.values if v.type == "quoted"]
-    plain = list(text)
-    for start, end in quoted:  # what a quote says is content, not what the request asks
-        plain[start:end] = " " * (end - start)
-    unquoted = "".join(plain).lower()
-    # A value given in words that also holds a typed one ("my notes" where a notes folder exists) is
-    # that typed value: it names the thing more precisely.
-    typed = {fold(v.text) for v in found.values}
-    derived = tuple(
-        d for d in object_kinds.derived(unquoted) if not any(re.search(rf"\b{re.escape(t)}\b", d.phrase) for t in typed)
-    )
-    return _Request(unquoted, fold(unquoted), found.values, derived, workspace, found.masked)
-
-
-# Arguments that need more than a format: each returns the option, or None when the request does
-# not give it.
-
-
-def _lines(req: _Request, end: str) -> _Option | None:
-    """ "the last 2 lines" → 2, "the first line" → 1; "the last lines" gives no count, and reading
-    the whole file instead would not be what was asked."""
-    exact = [m.span() for pattern, _ in _LINES for m in re.finditer(pattern, req.text)]
-    for vague in _SOME_LINES.finditer(req.text):
-        if not any(start <= vague.start() and vague.end() <= stop for start, stop in exact):
-            raise _Ambiguous
-    options = []
-    for pattern, which in _LINES:
-        if which != end:
-            continue
-        for match in re.finditer(pattern, req.text):
-            group = next((g for g in ("n", "m") if g in match.groupdict() and match.group(g)), None)
-            if group is None:
-                options.append(_Option(1, frozenset()))
-                continue
-            at = match.start(group)
-            number = next((v for v in req.of("number") if v.start == at), None)
-            if number is None or not isinstance(number.value, int):
-                raise _Ambiguous
-            options.append(_Option(number.value, frozenset({number.name})))
-    return _one(_merged(options))
-
-
-def _content(req: _Request) -> _Option | None:
-    return _one([_Option(q.text, frozenset({q.name})) for q in req.of("quoted")])
-
-
-def _append(req: _Request) -> _Option | None:
-    return _Option(True, frozenset()) if _APPEND.search(req.folded) else None
-
-
-def _pattern(req: _Request) -> _Option | None:
-    """What to search for: a quoted text or one identifier (`TODO`, `user_id`)."""
-    return _one([_Option(v.text, frozenset({v.name})) for v in req.values if v.type in ("quoted", "identifier")])
-
-
-def _time_zone(req: _Request) -> _Option | None:
-    """An IANA name written out, or a city or zone of the table; two of them: ambiguous."""
-    options = [_Option(p.text, frozenset({p.name})) for p in req.of("path") if p.text in _zones()]
-    for ident in req.of("identifier"):
-        if fold(ident.text) in _TIME_ZONES:
-            options.append(_Option(_TIME_ZONES[fold(ident.text)], frozenset({ident.name})))
-    for name, zone in _TIME_ZONES.items():
-        if re.search(rf"\b{name}\b", req.folded) and not any(fold(i.text) == name for i in req.of("identifier")):
-            options.append(_Option(zone, frozenset()))
-    return _one(_merged(options))
-
-
-@lru_cache(maxsize=1)
-def _zones() -> frozenset[str]:
-    return frozenset(available_timezones())
-
-
-def _expression(req: _Request) -> _Option | None:
-    """A compute expression from every number the request gives: "15% of 80", an arithmetic
-    expression written out ("17 * 23", "3 più 4"), or one operation word over the numbers."""
-    numbers = req.of("number")
-    if not numbers:
-        return None
-    uses = frozenset(n.name for n in numbers)
-    operations = {op for word, op in _OPERATIONS.items() if re.search(rf"\b{word}\b", req.folded)}
-    percent = _PERCENT.search(req.folded)
-    if percent and len(numbers) == 2 and not operations:
-        return _Option(f"{percent.group(1)} * {percent.group(2)} / 100", uses)
-    written = req.folded
-    for spelled, symbol in _WORD_OPERATORS:
-        written = re.sub(rf"(?<=\d)\s+(?:{spelled})\s+(?=[\d(-])", f" {symbol} ", written)
-    arithmetic = [m.group(0).strip() for m in _ARITHMETIC.finditer(written)]
-    if arithmetic:
-        expression = arithmetic[0].replace("\u00d7", "*").replace("\u00f7", "/").replace("^", "**")
-        expression = re.sub(r"(?<=[\d)])\s*x\s*(?=[\d(])", " * ", expression)
-        covered = re.findall(_NUMBER, re.sub(r"(?<=[\d)])\s*-\s*", " ", expression))
-        if operations or len(arithmetic) > 1 or len(covered) != len(numbers):
-            raise _Ambiguous  # an expression and more besides: which one is asked is not clear
-        if expression.count("(") != expression.count(")"):
-            return None
-        return _Option(expression, uses)
-    if len(operations) != 1:
-        if len(operations) > 1:
-            raise _Ambiguous
-        return None
-    operation = operations.pop()
-    texts = [n.text for n in numbers]
-    if operation == "sqrt":
-        return _Option(f"sqrt({texts[0]})", uses) if len(texts) == 1 else None
-    if len(texts) < 2:
-        return None
-    if operation == "product":
-        return _Option(" * ".join(texts), uses)
-    return _Option(f"{operation}([{', '.join(texts)}])", uses)
-
-
-def _move(req: _Request, part: str) -> _Option | None:
-    """ "move a.txt to archive/", "rinomina a.txt in b.txt": two paths, the first moves, the one
-    after "to / in / into / a / nella" is where; any other count is not a move the request types."""
-    paths = req.of("path")
-    if len(paths) != 2 or not re.search(
-        r"\b(?:to|into|in|as|a|nella|nel|nello|come)\b", req.text[paths[0].end : paths[1].start]
-    ):
-        return None
-    chosen = paths[0] if part == "paths" else paths[1]
-    return _Option([chosen.text] if part == "paths" else chosen.text, frozenset({chosen.name}))
-
-
-# "replace 'teh' with 'the'", «sostituisci 'a' con 'b'», "change 'x' to 'y'": the first quote goes, the second comes.
-_REPLACEMENT = re.compile(r"\b(?:replace|change|substitute|swap|correct|fix|sostituisci|cambia|correggi|rimpiazza)\b")
-_BETWEEN_QUOTES = re.compile(r"^\s*(?:with|to|by|into|for|con|in|per)\s*$")
-
-
-def _edit(req: _Request, part: str) -> _Option | None:
-    quoted = req.of("quoted")
-    if len(quoted) != 2 or not _REPLACEMENT.search(req.folded):
-        return None
-    if not _BETWEEN_QUOTES.match(req.text[quoted[0].end + 1 : quoted[1].start - 1]):
-        return None
-    chosen = quoted[0] if part == "old" else quoted[1]
-    return _Option(chosen.text, frozenset({chosen.name}))
-
-
-_RECURSIVE = re.compile(
-    r"\b(?:recursive(?:ly)?|and everything in it|with everything|with all (?:its|of its) content|and all its content|"
-    r"con tutto(?: il contenuto| quello che contiene| cio che contiene)?|e tutto (?:il )?(?:suo )?contenuto|"
-    r"ricorsivamente)\b"
-)
-
-
-def _recursive(req: _Request) -> _Option | None:
-    return _Option(True, frozenset()) if _RECURSIVE.search(req.folded) else None
-
-
-def _new_folders(req: _Request) -> _Option | None:
-    """The folders to make: paths ending in "/", or the name after "folder"/«cartella»."""
-    options = [_Option([p.text], frozenset({p.name})) for p in req.of("path") if p.text.endswith("/")]
-    for value in req.values:
-        before = req.folded[: value.start].rstrip()
-        if value.type in ("identifier", "path", "quoted") and re.search(
-            r"\b(?:folder|directory|dir|cartella)(?:\s+(?:called|named|chiamata|di nome))?$", before
-        ):
-            options.append(_Option([value.text], frozenset({value.name})))
-    return _one(_merged(options))
-
-
-_SPECIAL = {
-    ("compute", "expression"): _expression,
-    ("move_files", "paths"): lambda req: _move(req, "paths"),
-    ("move_files", "to"): lambda req: _move(req, "to"),
-    ("edit_file", "old"): lambda req: _edit(req, "old"),
-    ("edit_file", "new"): lambda req: _edit(req, "new"),
-    ("delete_files", "recursive"): _recursive,
-    ("make_dirs", "paths"): _new_folders,
-    ("write_files", "content"): _content,
-    ("write_files", "append"): _append,
-    ("grep_files", "pattern"): _pattern,
-    ("get_time", "tz"): _time_zone,
-}
-# Arguments whose value is the tool's own object: enough evidence on their own, even where the
-# request has no verb ("what is 17 * 23?", "what is the date in UTC?").
-_OWN_OBJECT = {("compute", "expression"), ("get_time", "tz"), ("get_urls", "urls")}
-
-
-def _bind_arg(tool: str, name: str, spec: dict, req: _Request) -> _Option | None:
-    if (tool, name) in _SPECIAL:
-        return _SPECIAL[(tool, name)](req)
-    if name in (_HEAD, _TAIL) and spec.get("type") == "integer":
-        return _lines(req, name)
-    if spec.get("type") == "string" and spec.get("format"):
-        return _one(req.of_format(spec["format"]))
-    items = spec.get("items", {})
-    if spec.get("type") == "array" and isinstance(items, dict) and items.get("format"):
-        options = req.of_format(items["format"])
-        if not options or len(options) > spec.get("maxItems", len(options)):
-            return None
-        return _Option([o.value for o in options], frozenset().union(*(o.uses for o in options)))
-    return None
 
 
 @dataclass(frozen=True)
@@ -388,11 +52,11 @@ class _Binding:
     own_object: bool
 
 
-def _bind(executor: Executor, req: _Request) -> _Binding | None:
+def _bind(executor: Executor, req: Request) -> _Binding | None:
     schema = executor.args_schema
     args, uses, own = {}, frozenset(), False
     for name, spec in schema.get("properties", {}).items():
-        option = _bind_arg(executor.name, name, spec if isinstance(spec, dict) else {}, req)
+        option = bind_arg(executor.name, name, spec if isinstance(spec, dict) else {}, req)
         if option is None:
             if name in schema.get("required", ()):
                 return None
@@ -400,7 +64,7 @@ def _bind(executor: Executor, req: _Request) -> _Binding | None:
         if name not in schema.get("required", ()) and option.uses and option.uses <= uses:
             continue  # an optional argument that only repeats values bound already (grep's path, paths)
         args[name], uses = option.value, uses | option.uses
-        own = own or (executor.name, name) in _OWN_OBJECT
+        own = own or (executor.name, name) in OWN_OBJECT
     return _Binding(executor.name, args, uses, own)
 
 
@@ -421,7 +85,7 @@ def plan_for(text: str, *, candidates: list[Executor], workspace: Path | None) -
     """The one-step plan the request fully types, or None (the proposer plans). The intent is read
     from the request's own words with quoted text left out: "salva 'compra il latte'" asks to
     save, whatever the quote says."""
-    req = _request(text, workspace)
+    req = request_of(text, workspace)
     if _NOT_AN_ORDER.search(req.folded) or req.unexplained:
         return None
     intent = extract(_unnamed(req))
@@ -439,14 +103,14 @@ def plan_for(text: str, *, candidates: list[Executor], workspace: Path | None) -
                 continue  # a required argument is missing, or a value of the request is left over
             if _evidenced(binding, executor, intent, asked):
                 found.append(binding)
-    except _Ambiguous:
+    except Ambiguous:
         return None
     if len(found) != 1:
         return None
     return _plan(found[0])
 
 
-def _unnamed(req: _Request) -> str:
+def _unnamed(req: Request) -> str:
     """The request without its paths, globs and addresses: a name says nothing of what to do
     ("crea lista.txt" asks to create, not to list)."""
     text = list(req.text)
