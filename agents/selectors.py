@@ -167,21 +167,33 @@ def session_history(*, session: ChatSession, before=None, limit: int) -> tuple[I
     return tuple(history)
 
 
+# How far back the follow-up layer looks for the last plan, past turns answered in words.
+PLAN_LOOKBACK = 5
+
+
 def previous_facts(*, turn: Turn) -> dict:
-    """What the session's last answered turn before `turn` left for follow-ups (planner.followup):
-    its request and answer, and the facts its plan recorded (the plan, its last listing, the files
-    it named)."""
-    last = (
+    """What the session's last answered turns before `turn` left for follow-ups (planner.followup):
+    the last one's request and answer ("save that"; a thanks in between does not count), and the
+    facts the last plan recorded (the plan, its last listing, the files it named, its scratchpad
+    entries) with that turn's request and id, even when a turn answered in words came between
+    ("read a.md", "thanks!", "do the same for b.md")."""
+    recent = list(
         Turn.objects.filter(session_id=turn.session_id, created_at__lt=turn.created_at, final_kind="answer")
         .order_by("-created_at")
-        .only("id", "trace")
-        .first()
+        .only("id", "layer", "trace")[:PLAN_LOOKBACK]
     )
-    if last is None:
+    if not recent:
         return {}
-    said = dict(Message.objects.filter(turn_id=last.id).values_list("role", "text"))
-    facts = (last.trace or {}).get("facts", {})
-    return {"turn_id": str(last.id), "request": said.get("user", ""), "answer": said.get("assistant", ""), **facts}
+    rows = Message.objects.filter(turn_id__in=[t.id for t in recent]).values_list("turn_id", "role", "text")
+    said = {(turn_id, role): text for turn_id, role, text in rows}
+    # A greeting or a thanks is not what "save that" means.
+    last = next((t for t in recent if t.layer != "pre_fastpath"), recent[0])
+    previous = {"request": said.get((last.id, "user"), ""), "answer": said.get((last.id, "assistant"), "")}
+    planned = next((t for t in recent if (t.trace or {}).get("facts")), None)
+    if planned is None:
+        return previous
+    return {**previous, **planned.trace["facts"], "plan_request": said.get((planned.id, "user"), ""),
+            "plan_turn_id": str(planned.id)}  # fmt: skip
 
 
 def _steps(trace: dict) -> list[dict]:

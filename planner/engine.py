@@ -307,7 +307,7 @@ def _failure(step: StepRecord) -> str:
 def context(inp: TurnInput) -> tuple[ExecContext, dict]:
     """Where the executors act (the workspace, the turn's scratchpad and the stores agents
     supplies) and the ${RUNTIME:…} values. Both modes use it."""
-    earlier = (inp.previous["turn_id"],) if inp.previous.get("scratchpad") else ()  # its large results
+    earlier = (inp.previous["plan_turn_id"],) if inp.previous.get("scratchpad") else ()  # its large results
     ctx = ExecContext(
         workspace=inp.workspace_path,
         turn_id=inp.turn_id,

@@ -214,7 +214,7 @@ def _act_on(verb: str, paths: list[str], kind: str, evidence: str) -> Resolved |
 def _same_plan(text: str, folded: str, previous: dict, workspace) -> Resolved | None:
     """The previous plan with the value of the new one's type re-bound. Only a message that is a
     cue and values ("and docs/?"), with the previous plan and request at hand."""
-    plan, request = previous.get("plan"), previous.get("request") or ""
+    plan, request = previous.get("plan"), previous.get("plan_request") or previous.get("request") or ""
     if not plan or not request:
         return None
     new = _values(text, workspace)

@@ -45,8 +45,9 @@ class TurnInput:
     history: tuple[Message, ...] = ()
     # The session's compaction of the earlier turns that no longer fit a model's window.
     summary: str = ""
-    # What the session's last answered turn left for follow-ups (planner.followup): its request,
-    # its answer, and when a plan ran, the plan, its last listing and the files it named.
+    # What the session's last answered turns left for follow-ups (planner.followup): the last
+    # request and answer, and the last plan's facts (plan, listing, files, scratchpad entries) with
+    # its request (plan_request) and turn (plan_turn_id).
     previous: dict = field(default_factory=dict)
     model: str | None = None  # slot 1: a per-message override
     sticky_model: str | None = None  # slot 2: the session's pinned model

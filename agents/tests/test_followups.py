@@ -64,3 +64,15 @@ def test_a_follow_up_whose_plan_fails_goes_on_as_the_request_it_stands_for(sessi
     assert turn.layer in ("recovery", "terminator") and turn.final_kind == "answer", (answer, turn.trace)
     assert "followup" not in turn.trace, "the engine answered the request it stands for: read notes/zzz.md"
     assert not (services.workspace_path(session.workspace) / "notes" / "zzz.md").exists()
+
+
+def test_a_turn_answered_in_words_in_between_does_not_hide_the_last_plan(session):
+    say(session, "read notes/a.md")
+    turn, _ = say(session, "grazie!")
+    assert turn.layer == "pre_fastpath"
+    turn, answer = say(session, "do the same for notes/b.md")
+    assert (turn.layer, turn.model_calls) == ("followup", 0) and "call mom" in answer, turn.trace
+    turn, _ = say(session, "thanks")
+    turn, answer = say(session, "now save that to saved.md")
+    root = services.workspace_path(session.workspace)
+    assert turn.layer == "followup" and (root / "saved.md").read_text().strip() == "call mom", "not the thanks"
