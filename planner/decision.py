@@ -101,9 +101,12 @@ def decide(
     ranked: list[Candidate],
     workspace: Path | None = None,
     extraction: P.Extraction | None = None,
+    earlier: frozenset[str] = frozenset(),
 ) -> Decision:
     """The route for one message, with the evidence for it and how sure it is. `extraction`: the
-    request's typed values when the caller has them already (plan memory's probe)."""
+    request's typed values when the caller has them already (plan memory's probe). `earlier`:
+    paths the session's last results gave (a listing, the files a plan named): naming one of them
+    names a workspace object, even one that is gone now."""
     folded = fold(text).strip()
     inline = _INLINE.match(folded)
     if inline is not None and _URL_AFTER.search(folded, inline.end(1)):
@@ -118,7 +121,7 @@ def decide(
     if own is not None:
         tool, evidence, confidence = own
         return Decision("tools", (evidence,), confidence, tool)
-    found = _workspace_evidence(folded, extraction, workspace)
+    found = _workspace_evidence(folded, extraction, workspace, earlier)
     if found and all(e.startswith("folder ") for e in found[0]) and missing.missing_object(folded):
         found = None  # "copialo nella cartella backup": where is named, what is not
     if found:
@@ -133,7 +136,7 @@ def decide(
 
 
 def _workspace_evidence(
-    folded: str, extraction: P.Extraction, workspace: Path | None
+    folded: str, extraction: P.Extraction, workspace: Path | None, earlier: frozenset[str] = frozenset()
 ) -> tuple[list[str], float] | None:
     """What in the request names the user's files: (evidence, confidence), or None."""
     evidence, confidence = [], 0.0
@@ -146,9 +149,12 @@ def _workspace_evidence(
             exists = workspace is not None and _exists(workspace, value.text)
             slash = "/" in value.text
             known = "." in value.text and object_kinds.is_file_extension(value.text.rsplit(".", 1)[1])
-            if exists or slash or known:
+            if exists or slash or known or _named_earlier(value.text, earlier):
                 evidence.append(f"path {value.text}")
                 confidence = max(confidence, 1.0 if exists else 0.5 if definition else 0.9)
+        elif value.type in ("identifier", "quoted") and _named_earlier(value.text, earlier):
+            evidence.append(f"named earlier {value.text}")
+            confidence = max(confidence, 0.9)
         elif value.type in ("identifier", "quoted") and workspace is not None and _exists(workspace, value.text):
             evidence.append(f"path {value.text}")  # README, `Makefile`: a name that is in the workspace
             confidence = max(confidence, 1.0)
@@ -227,6 +233,10 @@ _CONTENTS = _any(r"contents? of|contenuto (?:di|del|della|dello)|what(?:'s| is) 
 # The file tools that only look, for a request whose verbs name none.
 _LOOKING_FILE_TOOLS = ("read_files", "list_files", "find_files", "grep_files")
 _LINES = _any(r"lines?|righe|riga|words?|parole|characters|caratteri")
+
+
+def _named_earlier(name: str, earlier: frozenset[str]) -> bool:
+    return bool(earlier) and (name in earlier or any(path.endswith(f"/{name}") for path in earlier))
 
 
 def _exists(workspace: Path, name: str) -> bool:

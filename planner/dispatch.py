@@ -71,9 +71,9 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
     intent = extract(inp.text)
     ranked = ranking(cat, inp.text, intent)
     turn.probe = memory.Probe.of(inp.text, inp.workspace_path, inp.user_id)
-    turn.decision = choice = decide(
-        inp.text, intent=intent, ranked=ranked, workspace=inp.workspace_path, extraction=turn.probe.extraction
-    )
+    earlier = frozenset((inp.previous.get("listing") or []) + (inp.previous.get("files") or []))
+    turn.decision = choice = decide(inp.text, intent=intent, ranked=ranked, workspace=inp.workspace_path,
+                                    extraction=turn.probe.extraction, earlier=earlier)  # fmt: skip
     if choice.route == "ask":
         return _finish(turn, _ask(inp, choice))
     use_memory = _uses_memory(inp) and choice.route == "tools" and choice.sure

@@ -152,3 +152,12 @@ def test_the_trace_gives_route_evidence_and_confidence():
     trace = decision("read notes/a.md").to_trace()
     assert trace["route"] == "tools" and trace["evidence"] == ["path notes/a.md"]
     assert 0 <= trace["confidence"] <= 1
+
+
+def test_a_name_the_last_results_gave_is_a_workspace_object():
+    text = "apri 'CHANGES'"
+    intent = extract(text)
+    plain = decide(text, intent=intent, ranked=ranking(catalog(), text, intent))
+    assert plain.route != "tools"
+    earlier = decide(text, intent=intent, ranked=ranking(catalog(), text, intent), earlier=frozenset({"docs/CHANGES"}))
+    assert (earlier.route, earlier.tool) == ("tools", "read_files") and "named earlier CHANGES" in earlier.evidence
