@@ -192,8 +192,11 @@ def previous_facts(*, turn: Turn) -> dict:
     planned = next((t for t in recent if (t.trace or {}).get("facts")), None)
     if planned is None:
         return previous
-    return {**previous, **planned.trace["facts"], "plan_request": said.get((planned.id, "user"), ""),
-            "plan_turn_id": str(planned.id)}  # fmt: skip
+    facts = dict(planned.trace["facts"])
+    if not facts.get("listing"):  # "list docs", "open the first one", "now the second one"
+        listed = next((t for t in recent if (t.trace or {}).get("facts", {}).get("listing")), None)
+        facts["listing"] = listed.trace["facts"]["listing"] if listed is not None else []
+    return {**previous, **facts, "plan_request": said.get((planned.id, "user"), ""), "plan_turn_id": str(planned.id)}
 
 
 def _steps(trace: dict) -> list[dict]:

@@ -14,6 +14,7 @@ from zoneinfo import available_timezones
 
 from planner import object_kinds
 from planner import params as P
+from planner.expressions import OPERATIONS, AmbiguousExpression, expression
 from planner.text import fold, stems, words
 
 _APPEND = re.compile(r"\b(?:append|add|aggiungi|appendi|accoda)\b")
@@ -31,24 +32,6 @@ _LINES = (  # (pattern, which end; a group "n" is the count, else one line)
 _SOME_LINES = re.compile(
     r"\b(?:first|last|top|bottom|initial|final|prim[eia]|primi|ultim[eia]|ultimi)\s+(?:\w+\s+)?(?:lines?|righe|riga)\b"
 )
-# One operation word → how its numbers make an expression.
-_OPERATIONS = {
-    "mean": "mean", "average": "mean", "avg": "mean", "media": "mean",
-    "median": "median", "mediana": "median",
-    "sum": "sum", "total": "sum", "somma": "sum", "totale": "sum",
-    "product": "product", "multiply": "product", "prodotto": "product", "moltiplica": "product",
-    "max": "max", "maximum": "max", "largest": "max", "biggest": "max", "highest": "max", "massimo": "max",
-    "min": "min", "minimum": "min", "smallest": "min", "lowest": "min", "minimo": "min",
-    "sqrt": "sqrt", "square root": "sqrt", "radice quadrata": "sqrt",
-}  # fmt: skip
-_NUMBER = r"-?\d+(?:\.\d+)?"
-_PERCENT = re.compile(rf"({_NUMBER})\s*(?:%|percent|per ?cento)\s+(?:of|di|del|della|dei|delle)\s+({_NUMBER})")
-_WORD_OPERATORS = (
-    (r"plus|piu", "+"), (r"minus|meno", "-"), (r"times|multiplied by|moltiplicato per|per", "*"),
-    (r"divided by|diviso per|diviso|over", "/"),
-)  # fmt: skip
-_OPERAND = rf"\(*\s*{_NUMBER}\s*\)*"
-_ARITHMETIC = re.compile(rf"{_OPERAND}(?:\s*(?:\*\*|[-+*/\u00d7\u00f7^x])\s*{_OPERAND})+")
 # Cities and zones a time question names, folded → IANA. Only unambiguous names.
 _TIME_ZONES = {
     "utc": "UTC", "gmt": "GMT", "tokyo": "Asia/Tokyo", "rome": "Europe/Rome", "roma": "Europe/Rome",
@@ -65,13 +48,15 @@ _TIME_ZONES = {
 
 # Words a binding accounts for beyond the intent's lexicons (as planner.params.signature stems them).
 _KNOWN_WORDS = (
-    " ".join(_OPERATIONS) + " " + " ".join(_TIME_ZONES)
+    " ".join(OPERATIONS) + " " + " ".join(_TIME_ZONES)
     + " percent per cento of x times plus minus divided multiplied moltiplicato diviso over piu meno"
     + " first last top bottom initial final prima prime primi ultima ultime ultimi few"
     + " replace change substitute swap correct fix sostituisci cambia correggi rimpiazza with con"
-    + " everything recursively recursive content tutto contenuto ricorsivamente"
+    + " everything recursively recursive content tutto contenuto ricorsivamente suo sua"
+    + " under inside within sotto dentro called named chiamata chiamato nome"
+    + " fammi vedere mostrami cosa c'e inside contents"
 )  # fmt: skip
-_KNOWN_STEMS = frozenset(min(stems(w)) for w in words(_KNOWN_WORDS))
+_KNOWN_STEMS = frozenset(min(stems(w)) for w in words(_KNOWN_WORDS)) | {"c'e"}
 
 
 class Ambiguous(Exception):
@@ -92,6 +77,10 @@ class Request:
     derived: tuple[object_kinds.Derived, ...]
     workspace: Path | None
     masked: str = ""  # the request with its typed values as <type:n> slots
+    # Plain words that name what the workspace holds ("under data", «nella cartella ricette»): (word, "file"|"dir").
+    named: tuple[tuple[str, str], ...] = ()
+    # The name a new folder is given ("a folder called reports", «una cartella chiamata fatture»).
+    fresh: tuple[str, ...] = ()
 
     @property
     def unexplained(self) -> set[str]:
@@ -100,11 +89,17 @@ class Request:
         .md files" or "read a.md in full" say something a one-step binding would drop."""
         masked = re.sub(r"'(?:s|re|ll|d|m|ve)\b", " ", self.masked)
         tokens = {t for t in P.signature(masked) if ":" not in t and not t.startswith("<") and t != "not"}
-        return tokens - _KNOWN_STEMS - {min(stems(w)) for d in self.derived for w in words(d.phrase)}
+        spoken = [w for d in self.derived for w in words(d.phrase)] + [w for w, _ in self.named] + list(self.fresh)
+        return tokens - _KNOWN_STEMS - {min(stems(w)) for w in spoken if stems(w)}
 
     @property
     def everything(self) -> frozenset[str]:
-        return frozenset(v.name for v in self.values) | {f"derived:{i}" for i in range(len(self.derived))}
+        return (
+            frozenset(v.name for v in self.values)
+            | {f"derived:{i}" for i in range(len(self.derived))}
+            | {f"named:{w}" for w, _ in self.named}
+            | {f"fresh:{w}" for w in self.fresh}
+        )
 
     def of(self, kind: str) -> list[P.Value]:
         return [v for v in self.values if v.type == kind]
@@ -120,6 +115,8 @@ class Request:
                  if _is_file(p.text) or self._exists(p.text, "is_file")]  # fmt: skip
         folders = [Option(p.text, frozenset({p.name})) for p in paths
                    if p.text.endswith("/") or self._exists(p.text.strip("./") or ".", "is_dir")]  # fmt: skip
+        files += [Option(w, frozenset({f"named:{w}"})) for w, kind in self.named if kind == "file"]
+        folders += [Option(w, frozenset({f"named:{w}"})) for w, kind in self.named if kind == "dir"]
         root = [Option(d.value, frozenset({f"derived:{i}"})) for i, d in enumerate(self.derived) if d.kind == "root"]
         globs = [Option(g.text, frozenset({g.name})) for g in self.of("glob")]
         globs += [Option(f"*{e.text}", frozenset({e.name})) for e in self.of("ext")]
@@ -166,7 +163,37 @@ def request_of(text: str, workspace: Path | None) -> Request:
     derived = tuple(
         d for d in object_kinds.derived(unquoted) if not any(re.search(rf"\b{re.escape(t)}\b", d.phrase) for t in typed)
     )
-    return Request(unquoted, fold(unquoted), found.values, derived, workspace, found.masked)
+    spans = [(v.start, v.end) for v in found.values]
+    plain_words = [
+        (m.group(0), m.start()) for m in re.finditer(r"[\w][\w.-]*", unquoted)
+        if not any(start <= m.start() < end for start, end in spans)
+    ]  # fmt: skip
+    fresh = tuple(dict.fromkeys(
+        m.group(1) for m in _FRESH_FOLDER.finditer(unquoted) if workspace is None or not _entry(workspace, m.group(1))
+    ))  # fmt: skip
+    named = []
+    if workspace is not None:
+        for word, _ in plain_words:
+            if len(word) > 1 and word not in fresh and _entry(workspace, word):
+                named.append((word, _entry(workspace, word)))
+    return Request(
+        unquoted, fold(unquoted), found.values, derived, workspace, found.masked, tuple(dict.fromkeys(named)), fresh
+    )
+
+
+# "a folder called reports", «una cartella chiamata fatture», «crea la cartella diario».
+_FRESH_FOLDER = re.compile(
+    r"\b(?:folder|directory|dir|cartella)\s+(?:(?:called|named|chiamata|di nome|dal nome)\s+)?"
+    r"(?!(?:with|for|in|of|and|con|per|di|e|a|the|la|il|that|che)\b)([a-z0-9][\w-]*)(?=\s|$|[.,!?])"
+)
+
+
+def _entry(workspace: Path, word: str) -> str | None:
+    try:
+        path = workspace / word
+        return "dir" if path.is_dir() else "file" if path.is_file() else None
+    except (OSError, ValueError):
+        return None
 
 
 # Arguments that need more than a format: each returns the option, or None when the request does
@@ -227,45 +254,6 @@ def _zones() -> frozenset[str]:
     return frozenset(available_timezones())
 
 
-def _expression(req: Request) -> Option | None:
-    """A compute expression from every number the request gives: "15% of 80", an arithmetic
-    expression written out ("17 * 23", "3 più 4"), or one operation word over the numbers."""
-    numbers = req.of("number")
-    if not numbers:
-        return None
-    uses = frozenset(n.name for n in numbers)
-    operations = {op for word, op in _OPERATIONS.items() if re.search(rf"\b{word}\b", req.folded)}
-    percent = _PERCENT.search(req.folded)
-    if percent and len(numbers) == 2 and not operations:
-        return Option(f"{percent.group(1)} * {percent.group(2)} / 100", uses)
-    written = req.folded
-    for spelled, symbol in _WORD_OPERATORS:
-        written = re.sub(rf"(?<=\d)\s+(?:{spelled})\s+(?=[\d(-])", f" {symbol} ", written)
-    arithmetic = [m.group(0).strip() for m in _ARITHMETIC.finditer(written)]
-    if arithmetic:
-        expression = arithmetic[0].replace("\u00d7", "*").replace("\u00f7", "/").replace("^", "**")
-        expression = re.sub(r"(?<=[\d)])\s*x\s*(?=[\d(])", " * ", expression)
-        covered = re.findall(_NUMBER, re.sub(r"(?<=[\d)])\s*-\s*", " ", expression))
-        if operations or len(arithmetic) > 1 or len(covered) != len(numbers):
-            raise Ambiguous  # an expression and more besides: which one is asked is not clear
-        if expression.count("(") != expression.count(")"):
-            return None
-        return Option(expression, uses)
-    if len(operations) != 1:
-        if len(operations) > 1:
-            raise Ambiguous
-        return None
-    operation = operations.pop()
-    texts = [n.text for n in numbers]
-    if operation == "sqrt":
-        return Option(f"sqrt({texts[0]})", uses) if len(texts) == 1 else None
-    if len(texts) < 2:
-        return None
-    if operation == "product":
-        return Option(" * ".join(texts), uses)
-    return Option(f"{operation}([{', '.join(texts)}])", uses)
-
-
 def _move(req: Request, part: str) -> Option | None:
     """ "move a.txt to archive/", "rinomina a.txt in b.txt": two paths, the first moves, the one
     after "to / in / into / a / nella" is where; any other count is not a move the request types."""
@@ -296,6 +284,7 @@ def _edit(req: Request, part: str) -> Option | None:
 _RECURSIVE = re.compile(
     r"\b(?:recursive(?:ly)?|and everything in it|with everything|with all (?:its|of its) content|and all its content|"
     r"con tutto(?: il contenuto| quello che contiene| cio che contiene)?|e tutto (?:il )?(?:suo )?contenuto|"
+    r"(?:e|con) (?:tutto )?il suo contenuto|"
     r"ricorsivamente)\b"
 )
 
@@ -307,6 +296,7 @@ def _recursive(req: Request) -> Option | None:
 def _new_folders(req: Request) -> Option | None:
     """The folders to make: paths ending in "/", or the name after "folder"/«cartella»."""
     options = [Option([p.text], frozenset({p.name})) for p in req.of("path") if p.text.endswith("/")]
+    options += [Option([name], frozenset({f"fresh:{name}"})) for name in req.fresh]
     for value in req.values:
         before = req.folded[: value.start].rstrip()
         if value.type in ("identifier", "path", "quoted") and re.search(
@@ -316,7 +306,39 @@ def _new_folders(req: Request) -> Option | None:
     return _one(_merged(options))
 
 
+# "lines 1-6", "from line 10 to 20", «righe 3-8», «dalla riga 2 alla 5».
+_RANGE = re.compile(
+    r"\b(?:lines?|righe|riga)\s+(?:from\s+|da\s+|dalla\s+)?(?P<a>\d+)\s*(?:-|\u2013|to|through|a|alla)\s*(?P<b>\d+)\b|"
+    r"\b(?:from line|dalla riga)\s+(?P<c>\d+)\s+(?:to|alla)\s+(?:line\s+|riga\s+)?(?P<d>\d+)\b"
+)
+
+
+def _range(req: Request, part: str) -> Option | None:
+    match = _RANGE.search(req.text)
+    if match is None:
+        return None
+    first, last = (match.group("a"), match.group("b")) if match.group("a") else (match.group("c"), match.group("d"))
+    starts = {v.start: v for v in req.of("number")}
+    a = starts.get(match.start("a" if match.group("a") else "c"))
+    b = starts.get(match.start("b" if match.group("a") else "d"))
+    if a is None or b is None or int(last) < int(first):
+        return None
+    uses = frozenset({a.name, b.name})
+    # The limit comes from the same two numbers: the offset accounts for them.
+    return Option(int(first), uses) if part == "offset" else Option(int(last) - int(first) + 1, frozenset())
+
+
+def _expression(req: Request) -> Option | None:
+    try:
+        found = expression(req.of("number"), req.folded)
+    except AmbiguousExpression:
+        raise Ambiguous from None
+    return Option(*found) if found else None
+
+
 _SPECIAL = {
+    ("read_files", "offset"): lambda req: _range(req, "offset"),
+    ("read_files", "limit"): lambda req: _range(req, "limit"),
     ("compute", "expression"): _expression,
     ("move_files", "paths"): lambda req: _move(req, "paths"),
     ("move_files", "to"): lambda req: _move(req, "to"),

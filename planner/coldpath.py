@@ -78,7 +78,10 @@ def _evidenced(binding: _Binding, executor: Executor, intent: Intent, asked: boo
     zone), or it asks for the tool's verb and gives an argument or names the tool's object."""
     if binding.own_object:
         return True
-    return asked and bool(binding.uses or binding.args or _names_object(executor, intent))
+    # "read" reaches list_files only for a folder the request names ("show me the folder docs"), not
+    # through the object alone ("read the file").
+    own_verb = not (executor.name.startswith("list_") and "list" not in intent.verbs)
+    return asked and bool(binding.uses or binding.args or (own_verb and _names_object(executor, intent)))
 
 
 def plan_for(text: str, *, candidates: list[Executor], workspace: Path | None) -> Plan | None:

@@ -78,7 +78,8 @@ _FIRST_FILE_TOOL = (
                        r"(?:delete|remove|cancella|elimina|rimuovi) (?:the |la |una |the last |the first |l'ultima )?"
                        r"(?:lines?|words?|righe|riga|parola|parole|typo)")),
     ("move_files", _any(r"move|rename|sposta|rinomina|spostalo|rinominalo")),
-    ("delete_files", _any(r"delete|remove|erase|cancella|elimina|rimuovi|cancellalo|eliminalo")),
+    ("delete_files", _any(r"delete|remove|erase|get rid of|throw away|cancella|elimina|rimuovi|cancellalo|eliminalo|"
+                          r"butta via")),
     ("write_files", _any(r"write|save|store|append|add|note down|put|create|overwrite|"
                          r"make (?:me )?(?:a|an)|creare|scrivere|salvare|aggiungere|annotare|"
                          r"make (?:a |an )?(?:new )?(?:file|note)|"
@@ -126,7 +127,7 @@ def decide(
         found = None  # "copialo nella cartella backup": where is named, what is not
     if found:
         evidence, confidence = found
-        return Decision("tools", tuple(evidence), confidence, _file_tool(folded, extraction, ranked))
+        return Decision("tools", tuple(evidence), confidence, _file_tool(folded, extraction, ranked, workspace))
     # Not "how do I rename a file?": a question about how, not an action.
     if missing.missing_object(folded, inline=inline is not None) and not _DEFINITION.search(folded):
         return Decision("ask", ("action without an object",), 0.8, question=missing.question(text))
@@ -181,7 +182,9 @@ def _workspace_evidence(
     return (evidence, confidence) if evidence else None
 
 
-def _file_tool(folded: str, extraction: P.Extraction, ranked: list[Candidate]) -> str | None:
+def _file_tool(
+    folded: str, extraction: P.Extraction, ranked: list[Candidate], workspace: Path | None = None
+) -> str | None:
     """The file tool the request asks for first: by its verbs, else the pre-filter's best file tool."""
     original = extraction.text
     types = {v.type for v in extraction.values}
@@ -217,7 +220,7 @@ def _file_tool(folded: str, extraction: P.Extraction, ranked: list[Candidate]) -
         return "list_files" if derived[0].kind == "root" else "find_files"
     if "path" in types:
         folder = next((v for v in extraction.values if v.type == "path"), None)
-        if folder is not None and folder.text.endswith("/"):
+        if folder is not None and (folder.text.endswith("/") or (workspace and (workspace / folder.text).is_dir())):
             return "list_files"
         return "read_files"
     files = [c.name for c in ranked if c.name in _LOOKING_FILE_TOOLS]
@@ -229,7 +232,9 @@ _BY_NAME = _any(
     r"(?:in|nel) (?:the |their |its |loro )?(?:names?|nome)|whose names?|files? (?:named|called)|"
     r"file (?:chiamat\w+|di nome|che si chiamano)"
 )
-_CONTENTS = _any(r"contents? of|contenuto (?:di|del|della|dello)|what(?:'s| is) in(?:side)?|cosa c'e (?:in|dentro|nel)")
+_CONTENTS = _any(
+    r"contents? of|contenuto (?:di|del|della|dello)|what(?:'s| is) in(?:side)?|cosa c'e (?:in|dentro|nel|nella|nello)"
+)
 # The file tools that only look, for a request whose verbs name none.
 _LOOKING_FILE_TOOLS = ("read_files", "list_files", "find_files", "grep_files")
 _LINES = _any(r"lines?|righe|riga|words?|parole|characters|caratteri")

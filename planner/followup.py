@@ -189,15 +189,31 @@ def _ordinal(text: str, folded: str, previous: dict, workspace) -> Resolved | No
     return _act_on(match.group("verb"), chosen, "ordinal", f"entry of the last listing: {', '.join(chosen)}")
 
 
+# "rename it to launch.md", «rinominalo in lancio.md», "move it to archive/".
+_MOVE_IT = re.compile(
+    _LEAD + r"(?:(?:rename|move)\s+(?:it|that|that file|the file)|(?:rinomina|sposta)(?:lo|la))\s+"
+    r"(?:to|into|as|in|a|nella|nel|come)\s+(?P<to>\S+?)\s*[.!?]*$"
+)
+
+
 def _pronoun(text: str, folded: str, previous: dict, workspace) -> Resolved | None:
+    moved = _MOVE_IT.match(folded)
     match = _PRONOUN.match(folded)
-    if match is None:
+    if match is None and moved is None:
         return None
     listing = previous.get("listing") or []
     files = previous.get("files") or []
     named = listing if len(listing) == 1 else files if len(files) == 1 else []
     if not named:
         return None  # several candidates, or none: not for sure
+    if moved is not None:
+        to = next((v.text for v in P.extract(text, workspace).values if fold(v.text) == moved.group("to")), None)
+        plan = _plan([("move_files", {"paths": [named[0]], "to": to})]) if to and len(named) == 1 else None
+        return (
+            Resolved("pronoun", plan, f"rename {named[0]} to {to}", f"the last file named: {named[0]}")
+            if plan
+            else None
+        )
     verb = match.group("verb") or match.group("clitic")
     return _act_on(verb, named, "pronoun", f"the last file named: {named[0]}")
 
@@ -223,7 +239,8 @@ def _same_plan(text: str, folded: str, previous: dict, workspace) -> Resolved | 
         rest = rest.replace(fold(value), " ")
     for item in object_kinds.derived(text):
         rest = rest.replace(fold(item.phrase), " ")
-    if not new or re.sub(r"[\s.,;:!?'\"`]+|\b(?:and|e|too|anche|please|per favore)\b", "", rest):
+    leftover = r"[\s.,;:!?'\"`%]+|\b(?:and|e|too|anche|please|per favore|il|la|lo|l|i|gli|le|the|a|an|un|una)\b"
+    if not new or re.sub(leftover, "", rest):
         return None  # words beside the cue and the values: a request of its own
     if len({kind for kind, _ in new}) != len(new):
         return None  # two new values of one type for one slot: which goes where is not certain
@@ -253,7 +270,10 @@ def _values(text: str, workspace) -> list[tuple[str, str]]:
     that kinds of file stand for ("python files" → *.py)."""
     kinds = ("path", "glob", "url", "number", "ext")
     # An extension is a glob ("the .md files" → *.md), so "now for *.py" re-binds it.
-    typed = [("glob", f"*{v.text}") if v.type == "ext" else (v.type, v.text)
+    # A number with "%" after it is a rate, not the amount it is taken of ("e il 20%?").
+    typed = [("glob", f"*{v.text}") if v.type == "ext"
+             else ("percent", v.text) if v.type == "number" and text[v.end : v.end + 2].lstrip().startswith("%")
+             else (v.type, v.text)
              for v in P.extract(text, workspace).values if v.type in kinds]  # fmt: skip
     derived = [("glob", item.value) for item in object_kinds.derived(text) if item.kind == "glob"]
     return typed + [d for d in derived if d not in typed]
@@ -268,6 +288,14 @@ def _rebind(plan: dict, swaps: dict[str, str]) -> dict | None:
         if isinstance(value, str) and value in swaps:
             used.add(value)
             return swaps[value]
+        if isinstance(value, str):  # a number inside an expression: "15 * 320 / 100"
+            for before, after in swaps.items():
+                if re.fullmatch(r"-?\d+(?:\.\d+)?", before) and re.search(
+                    rf"(?<![\d.]){re.escape(before)}(?![\d.])", value
+                ):
+                    used.add(before)
+                    value = re.sub(rf"(?<![\d.]){re.escape(before)}(?![\d.])", after, value)
+            return value
         if isinstance(value, list):
             return [swap(v) for v in value]
         if isinstance(value, dict):

@@ -25,6 +25,8 @@ VERBS: dict[str, tuple[str, ...]] = {
         "leggere",
         "apri",
         "mostra",
+        "mostrami",
+        "fammi vedere",
         "visualizza",
     ),
     "write": (
@@ -40,7 +42,19 @@ VERBS: dict[str, tuple[str, ...]] = {
         "annota",
     ),
     "create": ("create", "make a new", "new", "crea", "creare", "nuovo", "nuova", "genera", "generate"),
-    "delete": ("delete", "remove", "erase", "cancella", "elimina", "rimuovi", "cancellare", "eliminare"),
+    "delete": (
+        "delete",
+        "remove",
+        "erase",
+        "get rid of",
+        "throw away",
+        "cancella",
+        "elimina",
+        "rimuovi",
+        "cancellare",
+        "eliminare",
+        "butta via",
+    ),
     "send": ("send", "mail to", "invia", "manda", "mandami", "inviare", "spedisci"),
     "reply": ("reply", "answer to", "rispondi"),
     "move": ("move", "rename", "sposta", "rinomina", "spostare"),
@@ -79,6 +93,7 @@ VERBS: dict[str, tuple[str, ...]] = {
         "cerca",
         "individua",
         "contiene",
+        "contengono",
     ),
     # "=word": that exact word, not its stem (Italian "quanti" and "quanto", how much, share one).
     "count": ("count", "how many", "number of", "conta", "=quanti", "=quante", "numero di"),
@@ -146,7 +161,7 @@ OBJECTS: dict[str, tuple[str, ...]] = {
 }
 # The executors' verb prefixes that serve each intent verb.
 TOOL_VERBS: dict[str, tuple[str, ...]] = {
-    "read": ("read",),
+    "read": ("read", "list"),  # "show me what is in the folder docs" lists it
     "write": ("write",),
     "list": ("list", "find", "read"),
     "find": ("find", "grep"),

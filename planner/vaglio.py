@@ -71,7 +71,7 @@ _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # Words that, right before a path in the request, make it the destination of a write.
 _DESTINATION = re.compile(
     r"\b(to|into|onto|as|over|overwrite|update|edit|modify|change|replace|fix|rewrite|append|save|write|"
-    r"delete|remove|erase|rm|move|rename|create|make|mkdir|"
+    r"delete|remove|erase|rm|move|rename|create|make|mkdir|get rid of|throw away|butta via|"
     r"sovrascrivi|aggiorna|modifica|cambia|correggi|riscrivi|salva|scrivi|aggiungi|nel|nella|sul|sulla|"
     r"elimina|cancella|rimuovi|sposta|rinomina|crea)"
     r"\s+(?:(?:the|file|files|folder|folders|directory|il|la|lo|i|le|gli|in|a|cartella|cartelle)\s+)*[`'\"]?$",
@@ -156,7 +156,17 @@ def _named_as_destination(request_text: str, workspace: Path, target: Path) -> b
         for match in re.finditer(rf"(?<![\w./-]){re.escape(candidate)}(?![\w-]|/[\w.*-])", request_text):
             if _destination_before(request_text[: match.start()]):
                 return True
+            if _WHERE_FIRST.match(request_text[: match.start()]) and _EDIT_AFTER.match(request_text[match.end() :]):
+                return True  # «in progetto/db.py cambia 'a' in 'b'»: where first, then the edit
     return False
+
+
+_WHERE_FIRST = re.compile(r"^\s*(?:in|inside|within|nel|nella|dentro)\s+(?:(?:the|file|il|lo|la)\s+)*[`'\"]?$", re.I)
+_EDIT_AFTER = re.compile(
+    r"^[`'\"]?[\s,:]+(?:please\s+|per favore\s+)?(?:change|replace|fix|correct|edit|update|modify|swap|"
+    r"cambia|sostituisci|correggi|modifica|aggiorna|rimpiazza)\b",
+    re.I,
+)
 
 
 def _destination_before(before: str) -> bool:

@@ -63,6 +63,11 @@ def cold(cat, workspace):
         ("crea la cartella foto/", [("make_dirs", {"paths": ["foto/"]})]),
         ("crea lista.txt con il testo 'latte'", [("write_files", {"path": "lista.txt", "content": "latte"})]),
         ("how many lines does todo.txt have?", [("read_files", {"paths": ["todo.txt"]})]),
+        ("show me lines 3-8 of notes.md", [("read_files", {"paths": ["notes.md"], "offset": 3, "limit": 6})]),
+        ("create a folder called reports", [("make_dirs", {"paths": ["reports"]})]),
+        ("crea una cartella chiamata fatture", [("make_dirs", {"paths": ["fatture"]})]),
+        ("cancella la cartella tmp/ e il suo contenuto", [("delete_files", {"paths": ["tmp/"], "recursive": True})]),
+        ("please get rid of old.log", [("delete_files", {"paths": ["old.log"]})]),
         ("which lines mention TODO in my notes?", [("grep_files", {"pattern": "TODO", "path": "notes"})]),
     ],
 )

@@ -361,6 +361,8 @@ def test_the_guard_screens_path_arguments_nested_in_lists_of_objects(cat, worksp
         ("make_dirs", "create the folder notes", {"paths": ["notes"]}),
         ("write_files", "aggiungi 'uova' a data.txt", {"path": "data.txt", "content": "uova", "append": True}),
         ("write_files", "add 'eggs' at the end of data.txt", {"path": "data.txt", "content": "eggs", "append": True}),
+        ("edit_file", "in data.txt cambia 'a' in 'b'", {"path": "data.txt", "old": "a", "new": "b"}),
+        ("delete_files", "please get rid of data.txt", {"paths": ["data.txt"]}),
     ],
 )  # fmt: skip
 def test_the_guard_lets_a_tool_change_what_the_request_names_as_its_target(cat, workspace, name, request_text, args):

@@ -102,3 +102,14 @@ def test_a_question_mark_ends_the_question_not_the_glob():
     dotted = ran("find the .txt files in src", [("find_files", {"pattern": "*.txt", "path": "src"})])
     found = followup.resolve("e per *.py?", dotted)
     assert [(s.tool, s.args) for s in found.plan.steps] == [("find_files", {"pattern": "*.py", "path": "src"})]
+
+
+def test_a_percent_re_bound_and_a_file_renamed_by_pronoun():
+    percent = ran("quanto fa il 15% di 320?", [("compute", {"expression": "15 * 320 / 100"})])
+    found = followup.resolve("e il 20%?", percent)
+    assert [(s.tool, s.args) for s in found.plan.steps] == [("compute", {"expression": "20 * 320 / 100"})]
+    found = followup.resolve("rename it to launch-plan.md", READ_A)
+    assert [(s.tool, s.args) for s in found.plan.steps] == [
+        ("move_files", {"paths": ["notes/a.md"], "to": "launch-plan.md"})
+    ]
+    assert followup.resolve("rinominalo in b.md", READ_A).request == "rename notes/a.md to b.md"

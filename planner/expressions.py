@@ -1,0 +1,71 @@
+"""Compute expressions from a request's numbers, for the cold path (planner/cold_args.py): "15%
+of 80", an arithmetic expression written out ("17 * 23", "3 più 4"), or one operation word over
+the numbers ("the mean of 3, 4 and 5")."""
+
+from __future__ import annotations
+
+import re
+
+from planner import params as P
+
+
+class AmbiguousExpression(Exception):
+    """An expression and more besides: which one is asked is not clear."""
+
+
+# One operation word → how its numbers make an expression.
+OPERATIONS = {
+    "mean": "mean", "average": "mean", "avg": "mean", "media": "mean",
+    "median": "median", "mediana": "median",
+    "sum": "sum", "total": "sum", "somma": "sum", "totale": "sum",
+    "product": "product", "multiply": "product", "prodotto": "product", "moltiplica": "product",
+    "max": "max", "maximum": "max", "largest": "max", "biggest": "max", "highest": "max", "massimo": "max",
+    "min": "min", "minimum": "min", "smallest": "min", "lowest": "min", "minimo": "min",
+    "sqrt": "sqrt", "square root": "sqrt", "radice quadrata": "sqrt",
+}  # fmt: skip
+_NUMBER = r"-?\d+(?:\.\d+)?"
+_PERCENT = re.compile(rf"({_NUMBER})\s*(?:%|percent|per ?cento)\s+(?:of|di|del|della|dei|delle)\s+({_NUMBER})")
+_WORD_OPERATORS = (
+    (r"plus|piu", "+"), (r"minus|meno", "-"), (r"times|multiplied by|moltiplicato per|per", "*"),
+    (r"divided by|diviso per|diviso|over", "/"),
+)  # fmt: skip
+_OPERAND = rf"\(*\s*{_NUMBER}\s*\)*"
+_ARITHMETIC = re.compile(rf"{_OPERAND}(?:\s*(?:\*\*|[-+*/\u00d7\u00f7^x])\s*{_OPERAND})+")
+
+
+def expression(numbers: list[P.Value], folded: str) -> tuple[str, frozenset[str]] | None:
+    """A compute expression from every number the request gives: "15% of 80", an arithmetic
+    expression written out ("17 * 23", "3 più 4"), or one operation word over the numbers."""
+    if not numbers:
+        return None
+    uses = frozenset(n.name for n in numbers)
+    operations = {op for word, op in OPERATIONS.items() if re.search(rf"\b{word}\b", folded)}
+    percent = _PERCENT.search(folded)
+    if percent and len(numbers) == 2 and not operations:
+        return f"{percent.group(1)} * {percent.group(2)} / 100", uses
+    written = folded
+    for spelled, symbol in _WORD_OPERATORS:
+        written = re.sub(rf"(?<=\d)\s+(?:{spelled})\s+(?=[\d(-])", f" {symbol} ", written)
+    arithmetic = [m.group(0).strip() for m in _ARITHMETIC.finditer(written)]
+    if arithmetic:
+        expression = arithmetic[0].replace("\u00d7", "*").replace("\u00f7", "/").replace("^", "**")
+        expression = re.sub(r"(?<=[\d)])\s*x\s*(?=[\d(])", " * ", expression)
+        covered = re.findall(_NUMBER, re.sub(r"(?<=[\d)])\s*-\s*", " ", expression))
+        if operations or len(arithmetic) > 1 or len(covered) != len(numbers):
+            raise AmbiguousExpression  # an expression and more besides: which one is asked is not clear
+        if expression.count("(") != expression.count(")"):
+            return None
+        return expression, uses
+    if len(operations) != 1:
+        if len(operations) > 1:
+            raise AmbiguousExpression
+        return None
+    operation = operations.pop()
+    texts = [n.text for n in numbers]
+    if operation == "sqrt":
+        return f"sqrt({texts[0]})", uses if len(texts) == 1 else None
+    if len(texts) < 2:
+        return None
+    if operation == "product":
+        return " * ".join(texts), uses
+    return f"{operation}([{', '.join(texts)}])", uses
