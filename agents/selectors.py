@@ -193,10 +193,11 @@ def previous_facts(*, turn: Turn) -> dict:
     if planned is None:
         return previous
     facts = dict(planned.trace["facts"])
-    if not facts.get("listing"):  # "list docs", "open the first one", "now the second one"
-        listed = next((t for t in recent if (t.trace or {}).get("facts", {}).get("listing")), None)
-        facts["listing"] = listed.trace["facts"]["listing"] if listed is not None else []
-    return {**previous, **facts, "plan_request": said.get((planned.id, "user"), ""), "plan_turn_id": str(planned.id)}
+    # "list docs", "open the first one", "now the second one": an ordinal may count in an earlier listing.
+    listed = next((t for t in recent if (t.trace or {}).get("facts", {}).get("listing")), None)
+    facts["earlier_listing"] = listed.trace["facts"]["listing"] if listed is not None else []
+    return {**previous, **facts, "plan_request": said.get((planned.id, "user"), ""), "plan_turn_id": str(planned.id),
+            "plan_is_last": planned.id == last.id}  # fmt: skip
 
 
 def _steps(trace: dict) -> list[dict]:

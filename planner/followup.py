@@ -175,7 +175,7 @@ def _previous_answer(text: str, folded: str, previous: dict, workspace) -> Resol
 
 def _ordinal(text: str, folded: str, previous: dict, workspace) -> Resolved | None:
     match = _ORDINAL.match(folded)
-    listing = previous.get("listing") or []
+    listing = previous.get("listing") or previous.get("earlier_listing") or []
     if match is None or not listing:
         return None
     if match.group("count"):
@@ -201,6 +201,8 @@ def _pronoun(text: str, folded: str, previous: dict, workspace) -> Resolved | No
     match = _PRONOUN.match(folded)
     if match is None and moved is None:
         return None
+    if previous.get("plan_is_last") is False:
+        return None  # "delete it" after a chat turn: "it" is no longer the last file for sure
     listing = previous.get("listing") or []
     files = previous.get("files") or []
     named = listing if len(listing) == 1 else files if len(files) == 1 else []

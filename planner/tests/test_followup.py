@@ -113,3 +113,10 @@ def test_a_percent_re_bound_and_a_file_renamed_by_pronoun():
         ("move_files", {"paths": ["notes/a.md"], "to": "launch-plan.md"})
     ]
     assert followup.resolve("rinominalo in b.md", READ_A).request == "rename notes/a.md to b.md"
+
+
+def test_a_pronoun_after_a_chat_turn_is_not_certain_but_an_ordinal_may_count_in_an_earlier_listing():
+    assert followup.resolve("delete it", {**READ_A, "plan_is_last": False}) is None
+    read_after_listing = {**READ_A, "earlier_listing": LISTED["listing"]}
+    found = followup.resolve("open the second one", read_after_listing)
+    assert [(s.tool, s.args) for s in found.plan.steps] == [("read_files", {"paths": ["notes/b.md"]})]
