@@ -110,6 +110,7 @@ def run(
     problems: list[str] = []
     validation_cause = "no_plan"
     layer = "engine"
+    failure: tuple[str, str] | None = None  # the failed step's (cause, detail), once recovery runs
 
     def outcome(final_kind: str, text: str, out_layer: str, error: str = "") -> TurnOutcome:
         return tally.outcome(final_kind, text, out_layer, decision=decision, trace=trace, error=error)
@@ -183,6 +184,8 @@ def run(
             limit = f"I stopped: the plan has {len(plan.steps)} steps; the limit here is {inp.max_steps}."
             return outcome("cap_steps", limit, layer)
         if not plan.steps:
+            if failure is not None:  # a step failed and the re-proposal runs nothing: words now would cover it
+                return replace(dead_end(*failure), plan=None)
             said = llm.model_text(plan.final_message).strip()
             if said.endswith("?"):
                 return waiting("ask", said, layer)  # the model asks to clarify
@@ -204,7 +207,7 @@ def run(
             allowed = [*allowed, reader]  # a large result went to the scratchpad: the next plan may read it
         if cause == "wrong_tool":
             allowed = [c for c in allowed if c.name != failed.tool] or allowed
-        layer = "recovery"
+        layer, failure = "recovery", (cause, detail)
     return dead_end(validation_cause, problems[0] if problems else "no plan")
 
 

@@ -202,3 +202,19 @@ def test_the_planner_and_react_see_the_earlier_turns_with_each_steps_call(sessio
     assert 'read_files {"paths": ["a.md"]}' in earlier
     assert ("one\ntwo" if mode == "engine" else "one, two") in earlier, "the result the person saw"
     assert sent[-1]["content"].endswith("read a.md again and tell me its last lines")
+
+
+def test_a_re_proposal_that_runs_nothing_after_a_failed_step_is_a_dead_end_not_words(session, planner_model, settings):
+    """The small model, asked again after a step failed, tends to answer from the history's notes
+    ("todo.txt has 1 line" for copy.txt): words that run nothing after a failure are not trusted."""
+    settings.METNOS_PLAN_MEMORY = False
+    planner_model.replies.extend([
+        plan(("read_files", {"paths": ["zzz.md"], "tail_lines": 1}), final="${step1.entries.0.content}"),
+        plan(final="It has 3 lines."),
+    ])  # fmt: skip
+    turn = services.turn_submit(session=session, text="read zzz.md and tell me its last lines", model="")
+    run_turn(str(turn.id))
+    turn.refresh_from_db()
+    answer = Message.objects.get(turn=turn, role="assistant").text
+    assert (turn.final_kind, turn.layer) == ("answer", "terminator"), turn.trace
+    assert "3 lines" not in answer and "zzz.md" in answer
