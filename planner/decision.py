@@ -21,7 +21,7 @@ from planner import missing, object_kinds, own_objects
 from planner import params as P
 from planner.intent import Intent
 from planner.prefilter import Candidate
-from planner.text import fold
+from planner.text import fold, whole
 
 # At or above this, the decision is sure; below it, only a model that calls tools natively may
 # overrule `direct`.
@@ -47,13 +47,9 @@ class Decision:
         return out
 
 
-def _any(patterns: str) -> re.Pattern:
-    return re.compile(rf"(?<![\w-])(?:{patterns})(?![\w-])")
-
-
-_WEB = _any(r"on the web|the web for|sul web|in rete|online|su internet|on the internet|on wikipedia|su wikipedia")
+_WEB = whole(r"on the web|the web for|sul web|in rete|online|su internet|on the internet|on wikipedia|su wikipedia")
 # A question about what something is, not about the user's copy of it: "what is a CSV file?".
-_DEFINITION = _any(
+_DEFINITION = whole(
     r"what is an?|what's an?|whats an?|what are|what does|explain|how does|how do|why do|why does|difference between|"
     r"cos'e|cos e|cosa e|che cos'e|che cosa e|cosa sono|spiega|spiegami|come funziona|come funzionano|differenza tra|"
     r"a cosa serve|what is the purpose|what.s the purpose|what is .* used for|what does .* do|cosa fa|che cosa fa|"
@@ -65,33 +61,33 @@ _DEFINITION = _any(
 # Text given inline to work on: "summarise: …", "traduci: …". What follows the colon is the data.
 _INLINE = re.compile(r"^([^:\n\[]{0,60}):\s+\S")  # not "[attached: uploads/a.pdf]"
 _URL_AFTER = re.compile(r":\s+(?:https?://|www\.)\S+\s*$")
-_POSSESSIVE_FILES = _any(r"my|mine|our|i miei|le mie|il mio|la mia|nostri|nostre|in the workspace|nel workspace")
-_GREP = _any(
+_POSSESSIVE_FILES = whole(r"my|mine|our|i miei|le mie|il mio|la mia|nostri|nostre|in the workspace|nel workspace")
+_GREP = whole(
     r"mention|mentions|contain|contains|containing|grep|menzion\w*|contien\w*|contengono|"
     r"talks? about|speaks? about|refers? to|parla(?:no)? di|cita(?:no)?|nomina(?:no)?"
 )
 # Verbs of the file tools, for the first tool the workspace evidence points at.
 _FIRST_FILE_TOOL = (
-    ("make_dirs", _any(r"mkdir|(?:create|make) (?:a |the |new |a new )?(?:folder|directory|dir)s?|new folder|"
+    ("make_dirs", whole(r"mkdir|(?:create|make) (?:a |the |new |a new )?(?:folder|directory|dir)s?|new folder|"
                        r"crea (?:una |la )?(?:nuova )?cartella|nuova cartella")),
-    ("edit_file", _any(r"replace|change|edit|fix|correct|modify|update|sostituisci|cambia|modifica|correggi|aggiorna|"
+    ("edit_file", whole(r"replace|change|edit|fix|correct|modify|update|sostituisci|cambia|modifica|correggi|aggiorna|"
                        r"(?:delete|remove|cancella|elimina|rimuovi) (?:the |la |una |the last |the first |l'ultima )?"
                        r"(?:lines?|words?|righe|riga|parola|parole|typo)")),
-    ("move_files", _any(r"move|rename|sposta|rinomina|spostalo|rinominalo")),
-    ("delete_files", _any(r"delete|remove|erase|get rid of|throw away|cancella|elimina|rimuovi|cancellalo|eliminalo|"
+    ("move_files", whole(r"move|rename|sposta|rinomina|spostalo|rinominalo")),
+    ("delete_files", whole(r"delete|remove|erase|get rid of|throw away|cancella|elimina|rimuovi|cancellalo|eliminalo|"
                           r"butta via")),
-    ("write_files", _any(r"write|save|store|append|add|note down|put|create|overwrite|"
+    ("write_files", whole(r"write|save|store|append|add|note down|put|create|overwrite|"
                          r"make (?:me )?(?:a|an)|creare|scrivere|salvare|aggiungere|annotare|"
                          r"make (?:a |an )?(?:new )?(?:file|note)|"
                          r"scrivi|salva|aggiungi|annota|metti|crea|accoda|salvalo|salvala|scrivilo|scrivila|inserisci")),
-    ("grep_files", _any(r"mention|mentions|contain|contains|containing|search (?:for|in)|grep|look for|"
+    ("grep_files", whole(r"mention|mentions|contain|contains|containing|search (?:for|in)|grep|look for|"
                         r"talks? about|parla(?:no)? di|cerca dentro|search inside|look inside|cercal[oaie]|"
                         r"menzion\w*|contien\w*|cerca (?:la parola|il testo|\"|')|cerca .* (?:nei|nel|in)")),
-    ("find_files", _any(r"find|locate|how many|count|trova|quanti|quante|conta|individua|where is|where's|"
+    ("find_files", whole(r"find|locate|how many|count|trova|quanti|quante|conta|individua|where is|where's|"
                         r"dov'e|dov e|dove e|dove si trova|dove sta|where did|where has|end(?:ed)? up|finit[oa]|"
                         r"files? (?:named|called)|"
                         r"file (?:chiamat\w+|di nome)")),
-    ("list_files", _any(r"list|ls|what files|which files|elenca|lista|quali file|che file|contents of the folder")),
+    ("list_files", whole(r"list|ls|what files|which files|elenca|lista|quali file|che file|contents of the folder")),
 )  # fmt: skip
 
 
@@ -228,16 +224,16 @@ def _file_tool(
 
 
 # Files found by their names: "the files with 'invoice' in the name".
-_BY_NAME = _any(
+_BY_NAME = whole(
     r"(?:in|nel) (?:the |their |its |loro )?(?:names?|nome)|whose names?|files? (?:named|called)|"
     r"file (?:chiamat\w+|di nome|che si chiamano)"
 )
-_CONTENTS = _any(
+_CONTENTS = whole(
     r"contents? of|contenuto (?:di|del|della|dello)|what(?:'s| is) in(?:side)?|cosa c'e (?:in|dentro|nel|nella|nello)"
 )
 # The file tools that only look, for a request whose verbs name none.
 _LOOKING_FILE_TOOLS = ("read_files", "list_files", "find_files", "grep_files")
-_LINES = _any(r"lines?|righe|riga|words?|parole|characters|caratteri")
+_LINES = whole(r"lines?|righe|riga|words?|parole|characters|caratteri")
 
 
 def _named_earlier(name: str, earlier: frozenset[str]) -> bool:
@@ -265,7 +261,7 @@ _SEARCHED = re.compile(
     r"(?<=\s)[A-Z][a-z]+\b|\b\d{3,}\b"
 )
 # Where in the user's files something is: "which file defines the class Invoice?".
-_WHICH_FILE = _any(
+_WHICH_FILE = whole(
     r"(?:which|what|in which|in what) files? (?:defines?|declares?|contains?|has|have|mentions?|uses?|holds?)|"
     r"(?:which|what|quali|quale)(?: of)?(?: my| the| i miei| dei miei)? (?:\w+ )?(?:files?|scripts?|modules?|moduli) "
     r"(?:imports?|uses?|calls?|references?|importano|usano|chiamano|importa|usa)|"
@@ -276,4 +272,4 @@ _WHICH_FILE = _any(
     r"(?:funzione|classe|metodo|variabile)|(?:in )?quale file (?:del progetto )?(?:e|contiene|definisce|usa|ha)|"
     r"in quali file|dove e (?:definit|dichiarat)\w*"
 )
-_FILE_NOUN = _any(r"files?|notes?|nota|documents|documenti|appunti|my code|il codice|the code|lines|righe")
+_FILE_NOUN = whole(r"files?|notes?|nota|documents|documenti|appunti|my code|il codice|the code|lines|righe")

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from planner import answers, object_kinds
 from planner import params as P
 from planner.plan import Plan, PlanError, parse
-from planner.text import fold
+from planner.text import fold, whole
 
 LISTING_TOOLS = ("list_files", "find_files", "grep_files")
 MAX_LISTING = 200
@@ -81,10 +81,6 @@ def resolve(text: str, previous: dict, workspace=None) -> Resolved | None:
     return None
 
 
-def _any(patterns: str) -> re.Pattern:
-    return re.compile(rf"(?<![\w-])(?:{patterns})(?![\w-])")
-
-
 _LEAD = r"^(?:(?:and|now|ok|okay|then|so|please|e|ora|adesso|poi|allora|quindi|per favore)[,]?\s+)*"
 # "save that to b.md", «salvalo in b.md», "put it in out.txt", "append it to log.md".
 _SAVE_ANSWER = re.compile(
@@ -94,7 +90,7 @@ _SAVE_ANSWER = re.compile(
     r"\s+(?:(?:to|in|into|as|on|at the end of|at the bottom of|in fondo a|nel|nella|nello|in|su|come|a)\s+)?"
     r"(?:the file\s+|il file\s+|file\s+)?(?P<path>\S+?)\s*[.!?]*$"
 )
-_APPEND = _any(r"append|add|aggiungi|accoda|at the end of|at the bottom of|in fondo a")
+_APPEND = whole(r"append|add|aggiungi|accoda|at the end of|at the bottom of|in fondo a")
 _ORDINALS = {
     "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
     "ninth": 9, "tenth": 10, "primo": 1, "prima": 1, "secondo": 2, "seconda": 2, "terzo": 3, "terza": 3,

@@ -6,22 +6,17 @@ from __future__ import annotations
 
 import re
 
-from planner.text import fold, language
-
-
-def _any(patterns: str) -> re.Pattern:
-    return re.compile(rf"(?<![\w-])(?:{patterns})(?![\w-])")
-
+from planner.text import fold, language, whole
 
 # An action on something the request does not name: "delete the file", "leggilo", "save it".
-_ACTIONS = _any(
+_ACTIONS = whole(
     r"read|open|show|delete|remove|erase|save|store|append|write|move|rename|run|execute|copy|send|edit|"
     r"leggi|apri|mostra|cancella|elimina|rimuovi|salva|aggiungi|scrivi|sposta|rinomina|esegui|lancia|copia|"
     r"invia|modifica|do the same|fai lo stesso|fallo|falla|same thing|the same|stessa cosa|lo stesso|"
     r"summari[sz]e|translate|riassumi|riassumimi|traduci|traducimi|leggimi|aprimi|mostrami|fammi vedere|"
     r"duplicate|duplica|fai partire|avvia|start|appunta|appuntami|annotami|segnami|count|conta"
 )
-_MISSING_OBJECT = _any(
+_MISSING_OBJECT = whole(
     r"it|that|this|them|those|these|the file|that file|this file|the document|the folder|the other one|"
     r"this line|that line|the line|lo|la|li|le|quel file|questo file|il file|la cartella|il documento|"
     r"quella riga|questa riga|la riga|quell'altro|quell altro|l'altro|l altro|quello|questo|quelli|questi|"
@@ -70,7 +65,7 @@ def missing_object(folded: str, *, inline: bool = False) -> bool:
 
 
 # A file the request speaks of without naming it.
-_GENERIC_TARGET = _any(
+_GENERIC_TARGET = whole(
     r"(?:a|the|that|this|those|these|some|one|un|uno|il|lo|la|i|gli|le|quel|quello|quella|questo|questa|del|dal|"
     r"nel|in un) "
     r"(?:file|document|documento|folder|cartella|text file|file di testo|script|programma|program|pdf|"
@@ -82,15 +77,15 @@ _TRANSFORM = re.compile(r"summari[sz]e|translate|riassumi|riassumimi|traduci|tra
 _STORE = re.compile(r"^(?:please |per favore )?(?:save|store|append|salva|accoda|annota|note down|write down)\b")
 # The question, by what the request wants done: (pattern, English, Italian).
 _QUESTIONS = (
-    (_any(r"save|store|append|write|salva|scrivi|accoda|annota|aggiungi|salvalo|salvala|scrivilo"),
+    (whole(r"save|store|append|write|salva|scrivi|accoda|annota|aggiungi|salvalo|salvala|scrivilo"),
      "Which file should I save it to?", "In quale file devo salvarlo?"),
-    (_any(r"delete|remove|erase|cancella|elimina|rimuovi|cancellalo|eliminalo"),
+    (whole(r"delete|remove|erase|cancella|elimina|rimuovi|cancellalo|eliminalo"),
      "Which file should I delete?", "Quale file devo eliminare?"),
-    (_any(r"run|execute|esegui|lancia|eseguilo|lancialo"),
+    (whole(r"run|execute|esegui|lancia|eseguilo|lancialo"),
      "Which command should I run?", "Quale comando devo eseguire?"),
-    (_any(r"move|rename|sposta|rinomina|spostalo"),
+    (whole(r"move|rename|sposta|rinomina|spostalo"),
      "Which file should I move, and where?", "Quale file devo spostare, e dove?"),
-    (_any(r"read|open|show|leggi|apri|mostra|leggilo|aprilo|mostramelo"),
+    (whole(r"read|open|show|leggi|apri|mostra|leggilo|aprilo|mostramelo"),
      "Which file should I read?", "Quale file devo leggere?"),
 )  # fmt: skip
 

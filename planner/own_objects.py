@@ -8,15 +8,10 @@ import re
 
 from planner import object_kinds
 from planner import params as P
-from planner.text import fold
-
-
-def _any(patterns: str) -> re.Pattern:
-    return re.compile(rf"(?<![\w-])(?:{patterns})(?![\w-])")
-
+from planner.text import fold, whole
 
 # Each tool's own object, in English and Italian, matched on the folded text.
-_TIME = _any(
+_TIME = whole(
     r"what time|what's the time|whats the time|time is it|the time in|time now|current time|"
     r"what day is|what day of the week|what is today|what's today|whats today|today's date|todays date|"
     r"what date is|what's the date|whats the date|what is the date|date today|day is it|"
@@ -36,17 +31,17 @@ _ARITHMETIC = re.compile(
     r"\d\s+(?:per|times|diviso|plus|minus|piu|meno|divided by|multiplied by)\s+\d"
 )
 # On one number: "square root of 729", "calcola 3 alla quinta".
-_MATH_WORDS = _any(
+_MATH_WORDS = whole(
     r"sqrt|square root|cube root|percent|percentage|power of|radice quadrata|radice cubica|radice|percentuale|"
     r"elevato|per cento|calculate|compute|calcola|calcolami|quanto fa|how much is|what is \d|what's \d|quanto e \d"
 )
 # Over several numbers: "mean of 3, 4 and 5", "the max of 12 and 30" (one number is a limit, not data).
-_AGGREGATES = _any(
+_AGGREGATES = whole(
     r"mean|average|avg|median|sum|total|product|media|mediana|somma|totale|prodotto|stdev|standard deviation|"
     r"deviazione standard|max|min|maximum|minimum|massimo|minimo"
 )
 # A question about an amount, over numbers the request gives: "how much each?", "quanto pago?".
-_AMOUNT = _any(
+_AMOUNT = whole(
     r"how much (?:will|would|do|does|did|is|each|per|in total)|how much\?|each\?|per person|apiece|"
     r"quanto (?:pago|costa|costano|fa|viene|vengono|spendo|risparmio|resta|avro|ricevo|prendo|devo|spetta)|"
     r"a testa|ciascuno|a persona|in totale"
@@ -55,7 +50,7 @@ _PERCENT = re.compile(r"\d\s*%")
 # Numbers that are not data: a date, or digits inside a name ("chapter2.txt", "2024-05-board.md").
 _NOT_DATA = re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b|\S*[a-wyz_]\d\S*|\S*\d[a-wyz_]\S*")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?")
-_SCHEDULE = _any(
+_SCHEDULE = whole(
     r"every (?:day|morning|evening|night|week|month|hour|weekday|monday|tuesday|wednesday|thursday|friday|"
     r"saturday|sunday|\d+ (?:minutes?|hours?|days?|weeks?))|each (?:day|morning|evening|week|monday|friday)|"
     r"daily at|weekly on|every other day|"
@@ -64,17 +59,17 @@ _SCHEDULE = _any(
     r"ogni mattina|ogni sera|ogni (?:primo|ultimo|\d+) (?:giorno )?del mese|il primo di ogni mese|"
     r"(?:on )?the (?:first|last) (?:day )?of (?:every|each) month"
 )
-_RECURRING = _any(r"recurring|ricorrent[ei]|scheduled tasks?|scheduled jobs?|attivita pianificat[ae]|periodic tasks?")
+_RECURRING = whole(r"recurring|ricorrent[ei]|scheduled tasks?|scheduled jobs?|attivita pianificat[ae]|periodic tasks?")
 _RECURRING_VERBS = (
-    ("cancel_recurring", _any(r"cancel|delete|remove|stop|cancella|elimina|rimuovi|ferma|annulla")),
-    ("toggle_recurring", _any(r"pause|resume|disable|enable|sospendi|riattiva|disattiva|attiva|metti in pausa")),
-    ("run_now_recurring", _any(r"run now|right now|now|esegui ora|subito|adesso|lancia ora")),
-    ("history_recurring", _any(r"history|runs|when did|last run|cronologia|storico|esecuzioni|quando e")),
-    ("show_recurring", _any(r"show|details|detail|describe|mostra|dettagli|mostrami")),
-    ("list_recurring", _any(r"list|which|what|elenca|quali|quante|how many|lista")),
+    ("cancel_recurring", whole(r"cancel|delete|remove|stop|cancella|elimina|rimuovi|ferma|annulla")),
+    ("toggle_recurring", whole(r"pause|resume|disable|enable|sospendi|riattiva|disattiva|attiva|metti in pausa")),
+    ("run_now_recurring", whole(r"run now|right now|now|esegui ora|subito|adesso|lancia ora")),
+    ("history_recurring", whole(r"history|runs|when did|last run|cronologia|storico|esecuzioni|quando e")),
+    ("show_recurring", whole(r"show|details|detail|describe|mostra|dettagli|mostrami")),
+    ("list_recurring", whole(r"list|which|what|elenca|quali|quante|how many|lista")),
 )
 _MEMORY = (
-    ("memory_replace", _any(r"forget that|dimentica che|dimenticati che|update (?:what you remember|your memory)|"
+    ("memory_replace", whole(r"forget that|dimentica che|dimenticati che|update (?:what you remember|your memory)|"
                             r"change (?:what you remember|in your memory)|correct your memory|"
                             r"aggiorna (?:la tua memoria|cio che ricordi)|correggi (?:nella|la) (?:tua )?memoria|"
                             r"non e piu vero che|no longer true that|update what you know|"
@@ -84,12 +79,12 @@ _MEMORY = (
         r"reorganize|dedupe|deduplicate|merge|riordina|pulisci|compatta|consolida|riorganizza|unisci)|"
         r"\b(?:tidy|clean|consolidate|compact|reorganize|dedupe|riordina|pulisci|compatta|consolida|"
         r"riorganizza)\w*\b.*\b(?:memory|memoria)\b")),
-    ("memory_add", _any(r"remember that|remember my|remember i|please remember|keep in mind that|don't forget that|"
+    ("memory_add", whole(r"remember that|remember my|remember i|please remember|keep in mind that|don't forget that|"
                         r"dont forget that|note that i|memorize|ricorda che|ricordati che|ricorda il mio|"
                         r"ricorda la mia|ricordati il|tieni a mente|non dimenticare che|memorizza|segnati che|"
                         r"tieni presente che|bear in mind that")),
 )  # fmt: skip
-_TODO = _any(
+_TODO = whole(
     r"task list|todo list|to-do list|to do list|todos|my to-dos|my tasks|the tasks|lista delle cose da fare|"
     r"lista dei compiti|lista delle attivita|elenco delle attivita|lista dei task|i miei compiti|"
     r"mark (?:the )?\w+ (?:task|item) (?:as )?done|segna (?:il|la) \w+ (?:compito|attivita)|"
@@ -110,7 +105,7 @@ _SHELL = re.compile(
     r"\b(?:in|nel|from|dal)(?: the| il)? (?:shell|terminal|terminale)\b|\bshell command\b|\bcomando shell\b|"
     r"\bgit (?:log|status|diff|branch|show|stash|blame|remote)\b|\bpip (?:list|freeze|show)\b"
 )
-_SUBAGENT = _any(r"sub-?agents?|sotto-?agent[ei]|sub-?agent[ei]|sub agent[ei]|delegate|delega(?:re)?")
+_SUBAGENT = whole(r"sub-?agents?|sotto-?agent[ei]|sub-?agent[ei]|sub agent[ei]|delegate|delega(?:re)?")
 _SKILL = re.compile(r"\bskills?\b")
 
 

@@ -28,6 +28,11 @@ STOPWORDS = frozenset(
 )
 
 
+def whole(patterns: str) -> re.Pattern:
+    """A regex of alternatives that match only as whole words (a hyphen counts as part of a word)."""
+    return re.compile(rf"(?<![\w-])(?:{patterns})(?![\w-])")
+
+
 def fold(text: str) -> str:
     """Lowercase with accents removed: «Perché» → «perche»."""
     decomposed = unicodedata.normalize("NFKD", text.lower())
