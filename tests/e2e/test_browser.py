@@ -43,6 +43,19 @@ def alice(tmp_path):
     return user
 
 
+def open_new_session(page, base: str, username: str) -> None:
+    """Log in with the test password and start a session; the composer is ready."""
+    from playwright.sync_api import expect
+
+    page.goto(f"{base}/accounts/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", "a-long-test-password")
+    page.click("button[type=submit], input[type=submit]")
+    page.click("#new-session")
+    page.wait_for_url("**/s/*/")
+    expect(page.locator("#message")).to_be_enabled()
+
+
 @pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (make test installs it as root)")
 def test_a_person_chats_in_the_browser(live_stack, alice, monkeypatch):
     from playwright.sync_api import expect, sync_playwright
@@ -60,13 +73,7 @@ def test_a_person_chats_in_the_browser(live_stack, alice, monkeypatch):
         expect.set_options(timeout=120_000)  # turns on the 135M model take seconds on 2 cores
 
         # 1. Log in. 2. Create a session.
-        page.goto(f"{live_stack.http}/accounts/login/")
-        page.fill("input[name=username]", "alice")
-        page.fill("input[name=password]", "a-long-test-password")
-        page.click("button[type=submit], input[type=submit]")
-        page.click("#new-session")
-        page.wait_for_url("**/s/*/")
-        expect(page.locator("#message")).to_be_enabled()
+        open_new_session(page, live_stack.http, "alice")
 
         def send(text: str) -> None:
             page.fill("#message", text)
@@ -158,13 +165,7 @@ def test_a_person_works_with_files_beside_the_chat(live_stack, monkeypatch, tmp_
         page = browser.new_page(viewport={"width": 1280, "height": 820})
         page.set_default_timeout(60_000)
         expect.set_options(timeout=60_000)
-        page.goto(f"{live_stack.http}/accounts/login/")
-        page.fill("input[name=username]", "fiona")
-        page.fill("input[name=password]", "a-long-test-password")
-        page.click("button[type=submit], input[type=submit]")
-        page.click("#new-session")
-        page.wait_for_url("**/s/*/")
-        expect(page.locator("#message")).to_be_enabled()
+        open_new_session(page, live_stack.http, "fiona")
 
         def entry(path: str):
             return page.locator(f'#files-list li[data-path="{path}"]')
