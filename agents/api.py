@@ -6,7 +6,7 @@ from django.http import Http404, HttpResponse
 from ninja import Router, Schema, Status
 from ninja.errors import HttpError
 
-from agents import frames, services
+from agents import frames, picker, services
 from agents.selectors import (
     session_export,
     session_for_user,
@@ -99,6 +99,17 @@ class TurnOut(Schema):
     steps: list[dict]
     pending: dict
     route_label: str
+    superseded_by: UUID | None = None
+    redo: dict | None = None
+    requested_model: str
+
+    @staticmethod
+    def resolve_superseded_by(obj) -> UUID | None:
+        return obj.superseded_by_id
+
+    @staticmethod
+    def resolve_redo(obj) -> dict | None:
+        return (obj.options or {}).get("redo")
 
     @staticmethod
     def resolve_pending(obj) -> dict:
@@ -231,6 +242,41 @@ def export_session(request, session_id: str, format: str = "md"):
     response = HttpResponse(body, content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="session-{session.id}.{format}"'
     return response
+
+
+class ModelChoiceOut(Schema):
+    name: str
+    aliases: list[str]
+    provider: str
+    tier: str
+    where: str
+    context_window: int
+    input_per_mtok: str | None
+    output_per_mtok: str | None
+    supports_tools: bool
+    supports_vision: bool
+    available: bool
+    unavailable_reason: str | None
+
+
+class PinIn(Schema):
+    model: str = ""  # empty: unpin, the routing chain chooses
+
+
+@router.get("/chat/models", response=list[ModelChoiceOut], tags=["models"])
+def list_model_choices(request):
+    """The chat's model picker: each enabled model, its price per million tokens (USD), where it
+    runs, and why it cannot serve now, if it cannot."""
+    return picker.choices()
+
+
+@router.put("/sessions/{session_id}/model", response=SessionOut)
+def pin_model(request, session_id: str, payload: PinIn):
+    """Pin a model for the session (slot 2 of the routing chain), or unpin it with an empty name."""
+    session = session_for_user(session_id=session_id, user=request.user)
+    if session is None:
+        raise Http404
+    return services.session_pin_model(session=session, name=payload.model)
 
 
 @router.get("/sessions/{session_id}/turns", response=list[TurnOut])

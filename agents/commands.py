@@ -165,15 +165,13 @@ def model(session: ChatSession, name: str) -> str:
     if not name:
         return f"This session uses {session.sticky_model}." if session.sticky_model else "No model is pinned."
     if name == "-":
-        session.sticky_model = ""
-        session.save(update_fields=["sticky_model", "updated_at"])
+        services.session_pin_model(session=session, name="")
         return "Unpinned: the routing chain chooses again."
     try:
-        chosen = current().resolve(name)
-    except UnknownModel as exc:
+        services.session_pin_model(session=session, name=name)
+    except services.InvalidInput as exc:
         return f"Not pinned: {exc}."
-    session.sticky_model = chosen.name
-    session.save(update_fields=["sticky_model", "updated_at"])
+    chosen = current().resolve(session.sticky_model)
     ready = "" if chosen.configured else f" (it cannot serve until {chosen.api_key_env} is set)"
     return f"Pinned {chosen.name} for this session{ready}."
 

@@ -62,7 +62,9 @@ def compact(session: ChatSession, *, keep: int = KEEP) -> str:
 
 
 def _answered(session: ChatSession) -> list[Turn]:
-    turns = Turn.objects.filter(session=session, final_kind="answer").prefetch_related("messages")
+    turns = Turn.objects.filter(session=session, final_kind="answer", superseded_by__isnull=True).prefetch_related(
+        "messages"
+    )
     if session.summary_through is not None:
         turns = turns.filter(created_at__gt=session.summary_through)
     return list(turns.order_by("created_at"))

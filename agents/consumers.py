@@ -18,7 +18,7 @@ from agents.selectors import session_for_user
 
 logger = logging.getLogger(__name__)
 
-CLIENT_TYPES = ("message", "approve", "answer", "feedback", "cancel")
+CLIENT_TYPES = ("message", "approve", "answer", "feedback", "cancel", "edit", "regenerate")
 LIVE_UPDATES_DOWN = "live updates are unavailable (the server cannot reach Redis); reload the page to catch up"
 QUEUE_DOWN = "your message is saved, but the job queue is unreachable: the turn runs as soon as it is back"
 
@@ -200,6 +200,38 @@ class SessionConsumer(AsyncWebsocketConsumer):
             await database_sync_to_async(services.turn_give_feedback)(turn=turn, value=data.get("value"))
         except services.InvalidInput as exc:
             await self.send_json(frames.error(str(exc), str(turn.id)))
+
+    async def on_edit(self, data: dict) -> None:
+        await self._redo("edit", data)
+
+    async def on_regenerate(self, data: dict) -> None:
+        await self._redo("regenerate", data)
+
+    async def _redo(self, kind: str, data: dict) -> None:
+        """The last message edited, or the last answer asked again (optionally of another model):
+        a new turn replaces the last one, which is kept, marked superseded."""
+        text, model = data.get("text", ""), data.get("model") or ""
+        if not isinstance(text, str) or not isinstance(model, str) or not isinstance(data.get("turn_id"), str):
+            await self.send_json(frames.error("`turn_id`, `text` and `model` must be strings"))
+            return
+        try:
+            turn = await database_sync_to_async(services.turn_redo)(
+                session=self.session, turn_id=self._uuid(data["turn_id"]), kind=kind, text=text, model=model
+            )
+        except services.InvalidInput as exc:
+            await self.send_json(frames.error(str(exc), data["turn_id"]))
+            return
+        asked = await database_sync_to_async(lambda: turn.messages.get(role="user").text)()
+        await self.to_session(frames.turn_started(turn, asked))
+        if turn.enqueue_failed:
+            await self.send_json(frames.error(QUEUE_DOWN, str(turn.id)))
+
+    @staticmethod
+    def _uuid(value: str) -> str | None:
+        try:
+            return str(uuid.UUID(value))
+        except ValueError:
+            return None
 
     def _own_turn(self, turn_id) -> Turn | None:
         try:

@@ -2,13 +2,20 @@
 gets is built here. This module imports no service: services, the worker and the consumer all
 build their frames with it."""
 
+from django.utils.translation import gettext as _
+
 from agents.models import Turn
 from billing.cost import format_usd
 from planner import pre_fastpath
 
 
-def turn_started(turn: Turn) -> dict:
-    return {"type": "turn.started", "turn_id": str(turn.id)}
+def turn_started(turn: Turn, text: str = "") -> dict:
+    """An edit or a regeneration names the turn it replaces and carries the message it asks."""
+    frame = {"type": "turn.started", "turn_id": str(turn.id)}
+    redo = turn.options.get("redo")
+    if redo:
+        frame |= {"replaces": redo["of"], "redo": redo["kind"], "text": text}
+    return frame
 
 
 def delta(turn_id, text: str) -> dict:
@@ -46,24 +53,25 @@ def route_label(turn: Turn, text: str = "") -> str:
     answered, and the tools that ran (from the trace: the engine's attempts, a remembered plan's
     steps, ReAct's or a resumed plan's steps)."""
     layer, tools = turn.layer, tools_used(turn.trace or {})
+    named = ", ".join(tools)
     if turn.final_kind == "error" or not layer:
         return ""
     if turn.final_kind == "awaiting":
         waits_for = (turn.pending or {}).get("kind")
-        return "waiting for a subagent" if waits_for == "subagent" else "waiting for your approval"
+        return _("waiting for a subagent") if waits_for == "subagent" else _("waiting for your approval")
     if layer == "pre_fastpath":
-        return "listed what I can do" if pre_fastpath.lists_capabilities(text) else "greeting"
+        return _("listed what I can do") if pre_fastpath.lists_capabilities(text) else _("greeting")
     if layer in MEMORY_LAYERS:
-        return "from memory" + (f": {', '.join(tools)}" if tools else "")
+        return _("from memory: %(tools)s") % {"tools": named} if tools else _("from memory")
     if layer == "decision" or turn.final_kind in ("ask", "needs_inputs"):
-        return "asked a question"
+        return _("asked a question")
     if layer == "fork":
-        return "handed to a subagent"
+        return _("handed to a subagent")
     if layer == "terminator":
-        return "could not finish" + (f" (tools: {', '.join(tools)})" if tools else "")
+        return _("could not finish (tools: %(tools)s)") % {"tools": named} if tools else _("could not finish")
     if tools:
-        return f"used tools: {', '.join(tools)}"
-    return "answered directly" if layer in ("direct", "engine", "react", "recovery") else ""
+        return _("used tools: %(tools)s") % {"tools": named}
+    return _("answered directly") if layer in ("direct", "engine", "react", "recovery") else ""
 
 
 def tools_used(trace: dict) -> list[str]:

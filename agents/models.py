@@ -1,4 +1,8 @@
+from functools import cache
+from zoneinfo import available_timezones
+
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models.functions import MD5
 
@@ -119,6 +123,11 @@ class Turn(models.Model):
     # ({"kind", "request", "question"}); the turn holding the user's reply points back at it.
     pending = models.JSONField(default=dict, blank=True)
     answers = models.OneToOneField("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="answered_by")
+    # An edited or regenerated turn is kept, pointing at the turn that replaced it; it leaves the
+    # history the model sees and the follow-up layer's "previous turn".
+    superseded_by = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="supersedes"
+    )
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)
@@ -255,3 +264,30 @@ class Checkpoint(models.Model):
 
     def __str__(self) -> str:
         return f"{self.rel_path} before turn {self.turn_id}"
+
+
+@cache
+def _time_zones() -> frozenset[str]:
+    return frozenset(available_timezones())  # reads the zone database from disk: once is enough
+
+
+def validate_time_zone(value: str) -> None:
+    if value not in _time_zones():
+        raise ValidationError(f"{value!r} is not a known time zone; use an IANA name such as Europe/Rome")
+
+
+class UserPreference(models.Model):
+    """How one user wants things: the zone their recurring schedules run in, the language of answers.
+    A user without a row has the defaults (agents.services.preferences.preference_for)."""
+
+    class Language(models.TextChoices):
+        ENGLISH = "en", "English"
+        ITALIAN = "it", "Italiano"
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preference")
+    time_zone = models.CharField(max_length=64, default="UTC", validators=[validate_time_zone], help_text="IANA name")
+    language = models.CharField(max_length=2, choices=Language.choices, default=Language.ENGLISH)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.user} ({self.time_zone}, {self.language})"

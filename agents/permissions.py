@@ -14,9 +14,11 @@ class SessionPermissions:
     """The executors' `ctx.permissions` (planner/executors/base.py) for one session, as it stood
     when the turn started."""
 
-    def __init__(self, session: ChatSession):
-        self.yolo = session.yolo
-        self.grants = frozenset(session.grants or ())
+    def __init__(self, session: ChatSession, *, ask_again: bool = False):
+        # An edit or a regeneration asks again, whatever the session allowed: it never replays a
+        # write silently.
+        self.yolo = session.yolo and not ask_again
+        self.grants = frozenset() if ask_again else frozenset(session.grants or ())
 
     def needs_approval(self, name: str, capabilities: tuple[str, ...], args: dict) -> bool:
         if self.yolo or name in self.grants:

@@ -9,6 +9,7 @@ import logging
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.utils import translation
 
 from agents import dotfiles, frames, subagents
 from agents.checkpoints import TurnCheckpoints
@@ -20,6 +21,7 @@ from agents.push import DeltaBatcher, pusher
 from agents.recurring import Recurring
 from agents.selectors import previous_facts, turn_history, workspace_access
 from agents.services import sessions, turns, workspaces
+from agents.services.preferences import preference_for
 from agents.todos import SessionTodos
 from core.clock import monotonic_ms
 from planner import dispatch, llm
@@ -88,20 +90,24 @@ class TurnRun:
 
     def run(self) -> TurnOutcome:
         """Refused (no access any more, or a hook blocked the prompt), forked, or dispatched.
-        A resumed turn's prompt already passed its hooks, and it goes on unforked."""
-        if self.access is None:
-            return TurnOutcome(final_kind="error", text=NO_ACCESS, layer="", error="no access to the workspace")
-        if not self.resuming and (blocked := prompt_hooks(self.hooks, self.turn, self.inp.text)) is not None:
-            return TurnOutcome(final_kind="error", text=blocked, layer="", error="blocked by a hook")
-        if self.turn.options.get("fork") and not self.resuming:
-            return dispatch.run_forked(self.inp, self.turn.options["fork"], self.stream.sink())
-        return dispatch.run_turn(self.inp, self.stream.sink())
+        A resumed turn's prompt already passed its hooks, and it goes on unforked. The engine's
+        fixed texts (the terminator's) are said in the session owner's language."""
+        with translation.override(self.inp.lang):
+            if self.access is None:
+                return TurnOutcome(final_kind="error", text=NO_ACCESS, layer="", error="no access to the workspace")
+            if not self.resuming and (blocked := prompt_hooks(self.hooks, self.turn, self.inp.text)) is not None:
+                return TurnOutcome(final_kind="error", text=blocked, layer="", error="blocked by a hook")
+            if self.turn.options.get("fork") and not self.resuming:
+                return dispatch.run_forked(self.inp, self.turn.options["fork"], self.stream.sink())
+            return dispatch.run_turn(self.inp, self.stream.sink())
 
     def finish(self, outcome: TurnOutcome) -> TurnOutcome:
         """The hooks' log joins the trace, the last text goes out, and an answer given in plan
         mode is kept as the session's plan file."""
         if self.hooks.log:
             outcome.trace["hooks"] = self.hooks.log
+        if self.turn.options.get("redo"):
+            outcome.trace["redo"] = self.turn.options["redo"]
         self.stream.batcher.flush()
         if self.inp.plan_mode and outcome.final_kind == "answer" and outcome.text.strip():
             try:
@@ -139,6 +145,7 @@ def prepare(turn: Turn) -> TurnRun:
         workspace_path=root,
         mode=workspace.mode,
         actor=session.owner.get_username(),
+        lang=preference_for(user=session.owner).language,
         stopped=stopped,
         answers=answers,
         instructions="\n\n".join(p for p in (dotfiles.agents_md(root), subagent and subagent.instructions) if p),
@@ -149,12 +156,13 @@ def prepare(turn: Turn) -> TurnRun:
         allowed_tools=subagent.tools if subagent else turn.options.get("allowed_tools"),
         max_steps=subagent.max_turns if subagent else None,
         plan_mode=session.plan_mode,
+        replan=bool(turn.options.get("redo")),
         # The ports: how executors reach the workspace and the session (planner/executors/base.py).
         memory=memory,
         delegate=subagents.Delegate(turn, root),
         recurring=None if subagent else Recurring(session),
         skills=dotfiles.Skills(root),
-        permissions=SessionPermissions(session),
+        permissions=SessionPermissions(session, ask_again=bool(turn.options.get("redo"))),
         todos=SessionTodos(session),
         checkpoints=TurnCheckpoints(turn),
         hooks=hooks,

@@ -144,7 +144,7 @@ def session_history(*, session: ChatSession, before=None, limit: int) -> tuple[I
     from the terminator, is carried as what it was: the tools it called (tool_use) and its answer
     as their result (tool_result, an error for a dead end), never as words the assistant said,
     which a small model copies as a template ("0 result(s):")."""
-    answered = Turn.objects.filter(session_id=session.pk, final_kind="answer")
+    answered = Turn.objects.filter(session_id=session.pk, final_kind="answer", superseded_by__isnull=True)
     if before is not None:
         answered = answered.filter(created_at__lt=before)
     if session.summary_through is not None:
@@ -178,7 +178,9 @@ def previous_facts(*, turn: Turn) -> dict:
     entries) with that turn's request and id, even when a turn answered in words came between
     ("read a.md", "thanks!", "do the same for b.md")."""
     recent = list(
-        Turn.objects.filter(session_id=turn.session_id, created_at__lt=turn.created_at, final_kind="answer")
+        Turn.objects.filter(
+            session_id=turn.session_id, created_at__lt=turn.created_at, final_kind="answer", superseded_by__isnull=True
+        )
         .order_by("-created_at")
         .only("id", "layer", "trace")[:PLAN_LOOKBACK]
     )

@@ -1,6 +1,8 @@
 """Metnos settings. Everything comes from environment variables through typed helpers
 (metnos_site/env.py) and every URL defaults to a working 127.0.0.1 address."""
 
+from datetime import timedelta
+from ipaddress import ip_network
 from pathlib import Path
 
 from celery.schedules import crontab
@@ -46,6 +48,8 @@ INSTALLED_APPS = [
     "django.contrib.postgres",
     "channels",
     "django_celery_beat",
+    "ninja",
+    "axes",
     "core",
     "routing",
     "billing",
@@ -60,11 +64,17 @@ MIDDLEWARE = [
     "core.outages.OutageMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # A visitor's language from their browser (Accept-Language); agents.middleware puts a signed-in
+    # person's saved one over it.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "agents.middleware.user_time_zone",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: it turns a login that its backend refused into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "metnos_site.urls"
@@ -113,13 +123,38 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+# Axes' backend comes first: it refuses a locked-out username and IP before any password check.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 
-LANGUAGE_CODE = "en-us"
+# Login throttling (django-axes, the admin's log-in too): this many failures in a row lock out a
+# username *from one client IP* for the cool-off, so an attacker elsewhere cannot lock out the
+# real user. Each further failure during the lockout starts the cool-off again.
+AXES_FAILURE_LIMIT = env_int("METNOS_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("METNOS_LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_HTTP_RESPONSE_CODE = 429
+AXES_CLIENT_IP_CALLABLE = "metnos_site.client_ip.client_ip"
+AXES_VERBOSE = False  # no start-up banner in every process (workers, manage.py commands, the chat client)
+# Reverse proxies (IPs or CIDRs, comma-separated) whose X-Forwarded-For names the client. Empty:
+# none is trusted and the client is the TCP peer (REMOTE_ADDR), whatever the headers say.
+METNOS_TRUSTED_PROXIES = env_list("METNOS_TRUSTED_PROXIES", [])
+try:
+    [ip_network(proxy, strict=False) for proxy in METNOS_TRUSTED_PROXIES]
+except ValueError as exc:
+    raise ImproperlyConfigured(f"METNOS_TRUSTED_PROXIES takes IP addresses or CIDRs: {exc}") from None
+
+LANGUAGE_CODE = "en"
+# The pages, the terminator's messages and the chat's fixed texts; the catalogs in locale/ are
+# committed compiled (.mo), so nothing at setup or run time needs gettext's msgfmt.
+LANGUAGES = [("en", "English"), ("it", "Italiano")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

@@ -1,6 +1,14 @@
-from django.contrib import admin
+import json
+import re
 
+from django.contrib import admin
+from django.db import transaction
+from django.utils.html import format_html_join
+from django.utils.safestring import mark_safe
+
+from planner.memory import autopath
 from planner.models import AntiAutopath, Autopath, Fastpath, Gap, Observation, ScratchpadEntry
+from planner.plan import PLACEHOLDER
 
 
 @admin.register(Gap)
@@ -19,11 +27,94 @@ class GapAdmin(admin.ModelAdmin):
         "last_seen",
     )
 
+    def has_add_permission(self, request) -> bool:
+        return False  # recorded by turns that hit a dead end
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
 
 @admin.register(ScratchpadEntry)
 class ScratchpadEntryAdmin(admin.ModelAdmin):
     list_display = ("id", "turn_id", "step", "created_at")
     readonly_fields = ("id", "turn_id", "step", "content", "created_at")
+
+    def has_add_permission(self, request) -> bool:
+        return False  # written by turns whose step results outgrow the history
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+def _value(value, limit: int = 40) -> str:
+    """An argument as a curator reads it: placeholders as {name}, long text cut short."""
+    if isinstance(value, str):
+        if whole := PLACEHOLDER.fullmatch(value):
+            return _placeholder(whole)
+        text = PLACEHOLDER.sub(_placeholder, value)
+        return json.dumps(text if len(text) <= limit else text[: limit - 1] + "…", ensure_ascii=False)
+    if isinstance(value, list):
+        return "[" + ", ".join(_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_value(v)}" for k, v in value.items()) + "}"
+    return json.dumps(value)
+
+
+def _placeholder(match: re.Match) -> str:
+    if match.group(1):
+        return "{step" + match.group(1) + match.group(2) + "}"
+    kind, name = match.group(3), match.group(4)
+    return "{" + (name if kind in ("PARAM", "RUNTIME") else f"filler:{name}") + "}"
+
+
+def plan_steps(plan) -> list[str]:
+    """ "1. read_files(paths=[{path_1}])", one line per step."""
+    steps = plan.get("steps", []) if isinstance(plan, dict) else []
+    return [
+        f"{i}. {step.get('tool', '?')}({', '.join(f'{k}={_value(v)}' for k, v in (step.get('args') or {}).items())})"
+        for i, step in enumerate(steps, 1)
+        if isinstance(step, dict)
+    ]
+
+
+def steps_html(plan) -> str:
+    return format_html_join(mark_safe("<br>"), "{}", ((line,) for line in plan_steps(plan))) or "—"
+
+
+class RememberedPlanAdmin(admin.ModelAdmin):
+    """What L0 and L1 entries share in the admin: the plan as steps, hits and failures, who
+    taught it. Entries are made by turns (they need an embedding), so none is added here; what a
+    curator changes is whether and how an entry serves. The plan, its slots and what recognises
+    it hang together by hash, so they are shown, not edited."""
+
+    list_select_related = ("owner",)
+    editable: tuple[str, ...] = ()
+    shown_first = ("masked_request", "example_request", "steps", "taught_by", "source_turn_id")
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def get_fields(self, request, obj=None):
+        names = [f.name for f in self.model._meta.fields if f.name not in ("id", "embedding")]
+        first = [name for name in self.shown_first if name in names or name in ("steps", "taught_by")]
+        return [*first, *self.editable, *(name for name in names if name not in first and name not in self.editable)]
+
+    def get_readonly_fields(self, request, obj=None):
+        return [name for name in self.get_fields(request, obj) if name not in self.editable]
+
+    @admin.display(description="plan")
+    def steps(self, obj) -> str:
+        return steps_html(obj.plan)
+
+    @admin.display(description="hits", ordering="uses")
+    def hits(self, obj) -> int:
+        return obj.uses
+
+    @admin.display(description="taught by", ordering="owner__username")
+    def taught_by(self, obj) -> str:
+        if obj.source == obj.Source.SEED:
+            return "seed (everyone)"
+        return obj.owner.get_username() if obj.owner else "—"
 
 
 @admin.action(description="Pin (never ages out)")
@@ -31,9 +122,14 @@ def pin(modeladmin, request, queryset):
     queryset.update(pinned=True)
 
 
+@admin.action(description="Unpin (ages out when unused)")
+def unpin(modeladmin, request, queryset):
+    queryset.update(pinned=False)
+
+
 @admin.action(description="Disable (stop serving)")
 def disable(modeladmin, request, queryset):
-    queryset.update(status=Fastpath.Status.DISABLED, reason=f"disabled by {request.user}")
+    queryset.update(status=Fastpath.Status.DISABLED, reason=f"disabled by {request.user}"[:200])
 
 
 @admin.action(description="Enable (serve again)")
@@ -41,44 +137,42 @@ def enable(modeladmin, request, queryset):
     queryset.update(status=Fastpath.Status.ACTIVE, reason="")
 
 
+@admin.action(description="Ban the plan: never served or proposed again for this kind of request, for anyone")
+def ban(modeladmin, request, queryset):
+    """An anti-autopath for everyone (owner empty) with each entry's intent and plan; it expires
+    after METNOS_ANTI_AUTOPATH_DAYS like those made by failures (its expiry is editable)."""
+    reason = f"banned by {request.user}"
+    stopped = Fastpath.Status.DISABLED if queryset.model is Fastpath else Autopath.Status.RETIRED
+    with transaction.atomic():
+        entries = list(queryset)
+        for entry in entries:
+            autopath.ban(None, entry.verb, entry.object, entry.plan, reason)
+        queryset.update(status=stopped, reason=reason[:200])
+    modeladmin.message_user(request, f"Banned {len(entries)} plan(s); the bans are listed under anti-autopaths.")
+
+
 @admin.register(Fastpath)
-class FastpathAdmin(admin.ModelAdmin):
-    """L0 plan memory: remove, pin or disable entries; seeds are source=seed."""
+class FastpathAdmin(RememberedPlanAdmin):
+    """L0 plan memory: remove, pin, disable or ban entries; seeds are source=seed."""
 
     list_display = (
         "masked_request",
+        "steps",
         "status",
         "source",
         "pinned",
-        "owner",
-        "uses",
-        "successes",
+        "taught_by",
+        "hits",
         "failures",
         "last_used_at",
     )
     list_filter = ("status", "source", "pinned", "verb")
+    editable = ("status", "pinned", "reason")
     search_fields = ("masked_request", "example_request", "key")
-    readonly_fields = (
-        "key",
-        "plan_hash",
-        "signature",
-        "executors",
-        "slot_counts",
-        "superseded_by",
-        "source_turn_id",
-        "uses",
-        "successes",
-        "failures",
-        "latency_ms_total",
-        "last_used_at",
-        "created_at",
-        "updated_at",
-    )
-    exclude = ("embedding",)
-    actions = [pin, disable, enable]
+    actions = [disable, enable, pin, unpin, ban]
 
 
-@admin.action(description="Make champion of its cluster")
+@admin.action(description="Make champion of its cluster (champions serve, and never age out)")
 def make_champion(modeladmin, request, queryset):
     for entry in queryset:
         Autopath.objects.filter(cluster=entry.cluster, status=Autopath.Status.CHAMPION).update(
@@ -87,43 +181,53 @@ def make_champion(modeladmin, request, queryset):
         Autopath.objects.filter(pk=entry.pk).update(status=Autopath.Status.CHAMPION, reason=f"by {request.user}")
 
 
-@admin.action(description="Retire")
+@admin.action(description="Retire (stop serving)")
 def retire(modeladmin, request, queryset):
-    queryset.update(status=Autopath.Status.RETIRED, reason=f"retired by {request.user}")
+    queryset.update(status=Autopath.Status.RETIRED, reason=f"retired by {request.user}"[:200])
 
 
 @admin.register(Autopath)
-class AutopathAdmin(admin.ModelAdmin):
+class AutopathAdmin(RememberedPlanAdmin):
     """L1 plan memory: champions serve, challengers compete (the promoter job settles it)."""
 
-    list_display = ("masked_request", "status", "source", "score", "successes", "failures", "cluster", "owner")
-    list_filter = ("status", "source", "verb", "object")
-    search_fields = ("masked_request", "example_request")
-    readonly_fields = (
-        "key",
-        "plan_hash",
-        "cluster",
-        "signature",
-        "executors",
-        "slot_counts",
-        "uses",
-        "successes",
-        "failures",
+    list_display = (
+        "masked_request",
+        "steps",
+        "status",
+        "source",
         "score",
-        "latency_ms_total",
-        "last_used_at",
-        "created_at",
-        "updated_at",
+        "taught_by",
+        "hits",
+        "failures",
+        "cluster",
     )
-    exclude = ("embedding",)
-    actions = [make_champion, retire]
+    list_filter = ("status", "source", "verb", "object")
+    editable = ("reason",)  # the status moves by the actions, which keep one champion per cluster
+    search_fields = ("masked_request", "example_request")
+    actions = [retire, make_champion, ban]
 
 
 @admin.register(AntiAutopath)
 class AntiAutopathAdmin(admin.ModelAdmin):
-    list_display = ("verb", "object", "reason", "failures", "expires_at", "owner")
+    """Bans, made by repeated failures or by the ban action on remembered plans: shorten one by
+    its expiry, or delete it."""
+
+    list_display = ("verb", "object", "steps", "reason", "failures", "expires_at", "applies_to")
     list_filter = ("verb",)
-    readonly_fields = ("plan_hash", "plan", "failures", "created_at")
+    list_select_related = ("owner",)
+    autocomplete_fields = ("owner",)
+    readonly_fields = ("steps", "plan_hash", "plan", "failures", "created_at")
+
+    def has_add_permission(self, request) -> bool:
+        return False  # a ban names a plan by its hash: made from an entry (the ban action), not typed
+
+    @admin.display(description="plan")
+    def steps(self, obj) -> str:
+        return steps_html(obj.plan)
+
+    @admin.display(description="applies to", ordering="owner__username")
+    def applies_to(self, obj) -> str:
+        return obj.owner.get_username() if obj.owner else "everyone"
 
 
 @admin.register(Observation)

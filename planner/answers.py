@@ -65,7 +65,8 @@ def _listing(result: dict, it: bool, request: str) -> str:
     lines = [_entry_line(e) for e in entries[:MAX_LISTED]]
     more = len(entries) - len(lines)
     tail = [f"(… {more} {'altri' if it else 'more'})"] if more > 0 else []
-    return f"{result.get('count', len(entries))} result(s):\n" + "\n".join(lines + tail)
+    found = result.get("count", len(entries))
+    return f"{found} {'risultati' if it else 'result(s)'}:\n" + "\n".join(lines + tail)
 
 
 def _entry_line(entry: dict) -> str:

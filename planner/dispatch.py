@@ -146,13 +146,15 @@ def _cannot_act(inp: TurnInput, cat: Catalog) -> TurnOutcome | None:
 
 def _uses_memory(inp: TurnInput) -> bool:
     """Plan memory serves and learns only in engine mode, when no model was named, outside plan
-    mode, and for people who may act (a read-only member's turns skip it)."""
+    mode, for people who may act (a read-only member's turns skip it), and not when the user
+    asked to plan again (an edit or a regeneration)."""
     return bool(
         settings.METNOS_PLAN_MEMORY
         and inp.mode == "engine"
         and not inp.model
         and not inp.plan_mode
         and not inp.read_only
+        and not inp.replan
     )
 
 

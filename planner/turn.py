@@ -76,6 +76,9 @@ class TurnInput:
     hooks: Any = None  # executors.base.HookRunner: the workspace's pre/post tool hooks
     # /plan: only tools that change nothing are offered, and the prompt says to plan, not act.
     plan_mode: bool = False
+    # An edit or a regeneration (agents.services.redo): it plans again, so plan memory neither
+    # serves nor learns it.
+    replan: bool = False
     # A subagent: its calls are billed as `worker`, it may use only its profile's tools and takes
     # at most `max_steps` steps. `delegate` starts subagents (executors.base.Delegate; None: no run_task).
     role: str = "planner"

@@ -1,14 +1,16 @@
 """The agents app's writes, one submodule per subject: workspaces (and members), sessions (and
-plan files), turns (the turn's lifecycle). This facade re-exports their public names for callers
-(`services.turn_submit(...)`); the modules the submodules import take a submodule directly, never
-this facade, which would close a cycle."""
+plan files), turns (the turn's lifecycle), redo (edit and regenerate). This facade re-exports
+their public names for callers (`services.turn_submit(...)`); the modules the submodules import
+take a submodule directly, never this facade, which would close a cycle."""
 
 from agents.services.errors import InvalidInput
+from agents.services.redo import turn_redo
 from agents.services.sessions import (
     plan_artifact_path,
     plan_save,
     session_create,
     session_delete,
+    session_pin_model,
     session_rename,
     session_set_plan_mode,
     session_set_yolo,
@@ -41,9 +43,10 @@ from agents.services.workspaces import (
     workspace_update,
 )
 
-__all__ = ("DECISIONS", "DEFAULT_WORKSPACE", "MAX_MESSAGE_CHARS", "InvalidInput", "enqueue_turn", "member_remove",
-           "member_set", "plan_artifact_path", "plan_save", "result_of", "session_create", "session_delete",
-           "session_rename", "session_set_plan_mode", "session_set_yolo", "session_workspace", "turn_cancel_requested",
-           "turn_claim", "turn_complete", "turn_decide", "turn_give_feedback", "turn_note_retry",
-           "turn_request_cancel", "turn_submit", "turns_fail_stale", "turns_requeue", "workspace_create",
-           "workspace_default", "workspace_path", "workspace_register", "workspace_update")  # fmt: skip
+__all__ = ("DECISIONS", "DEFAULT_WORKSPACE", "MAX_MESSAGE_CHARS", "InvalidInput", "enqueue_turn",
+           "member_remove", "member_set", "plan_artifact_path", "plan_save", "result_of", "session_create",
+           "session_delete", "session_pin_model", "session_rename", "session_set_plan_mode",
+           "session_set_yolo", "session_workspace", "turn_cancel_requested", "turn_claim", "turn_complete",
+           "turn_decide", "turn_give_feedback", "turn_note_retry", "turn_redo", "turn_request_cancel",
+           "turn_submit", "turns_fail_stale", "turns_requeue", "workspace_create", "workspace_default",
+           "workspace_path", "workspace_register", "workspace_update")  # fmt: skip

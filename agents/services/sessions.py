@@ -14,6 +14,7 @@ from agents.services.errors import InvalidInput
 from agents.services.workspaces import workspace_default, workspace_path
 from core.clock import now
 from core.models import TraceEvent
+from routing.registry import UnknownModel, current
 
 
 @transaction.atomic
@@ -47,6 +48,20 @@ def session_workspace(session: ChatSession) -> Workspace:
         session.workspace = workspace_default(user=session.owner)
         session.save(update_fields=["workspace"])
     return session.workspace
+
+
+def session_pin_model(*, session: ChatSession, name: str) -> ChatSession:
+    """Slot 2 of the routing chain: the session's model until unpinned (an empty name). A cloud
+    model whose key is not set may be pinned; its turns then say why it cannot serve."""
+    chosen = ""
+    if name:
+        try:
+            chosen = current().resolve(name).name
+        except UnknownModel as exc:
+            raise InvalidInput(str(exc)) from exc
+    session.sticky_model = chosen
+    session.save(update_fields=["sticky_model", "updated_at"])
+    return session
 
 
 def session_set_plan_mode(*, session: ChatSession, on: bool) -> ChatSession:

@@ -66,18 +66,19 @@ def turn_submit(
     answers: Turn | None = None,
     enqueue: bool = True,
     options: dict | None = None,
+    replaces: Turn | None = None,
 ) -> Turn:
     """Store the turn and the user's message; the worker is enqueued only once both committed.
     A message that answers a waiting turn resumes it: no worker was held while it waited.
-    `enqueue=False`: the caller runs the turn itself (the terminal client)."""
+    `enqueue=False`: the caller runs the turn itself (the terminal client). `replaces`: the turn
+    an edit or a regeneration replaces (agents.services.redo), which this one never answers."""
     text = (text or "").strip()
     if not text:
         raise InvalidInput("message text is empty")
     if len(text) > MAX_MESSAGE_CHARS:
         raise InvalidInput(f"message is longer than {MAX_MESSAGE_CHARS} characters")
-    turn = Turn.objects.create(
-        session=session, requested_model=model, answers=_waiting_turn(session, answers), options=options or {}
-    )
+    waiting = answers if replaces is not None else _waiting_turn(session, answers)
+    turn = Turn.objects.create(session=session, requested_model=model, answers=waiting, options=options or {})
     Message.objects.create(
         session=session,
         turn=turn,

@@ -8,7 +8,9 @@
   const turnsEl = $("turns"), statusEl = $("status"), input = $("message");
   const sendBtn = $("send"), cancelBtn = $("cancel");
   const bubbles = new Map(); // turn_id -> assistant bubble element
-  let ws = null, retry = 0, runningTurn = null, pendingUser = null;
+  const asked = new Map(); // turn_id -> the user's bubble
+  const superseded = new Map(); // a replacing turn's id -> "edit" | "regenerate"
+  let ws = null, retry = 0, runningTurn = null, pendingUser = null, lastTurn = null;
   let workspaces = [], sessionWorkspace = null, attached = [], uploading = false;
 
   const api = async (method, path, body) => {
@@ -22,16 +24,26 @@
   };
   const setStatus = (text) => { statusEl.textContent = text || ""; };
 
+  // An answer is rendered as Markdown (static/metnos/markdown.js); what the user typed and the
+  // commands' replies show as the plain text they are.
   function bubble(role, text, extraClass) {
     const li = document.createElement("li");
     li.className = `msg ${role}${extraClass ? " " + extraClass : ""}`;
     const body = document.createElement("div");
     body.className = "body";
-    body.textContent = text || "";
     li.appendChild(body);
+    setText(li, text);
     turnsEl.appendChild(li);
     turnsEl.scrollTop = turnsEl.scrollHeight;
     return li;
+  }
+  function setText(el, text, streaming) {
+    const body = el.querySelector(".body");
+    if (el.classList.contains("assistant") && !el.classList.contains("command")) {
+      MetnosMarkdown.render(body, text || "", { streaming });
+    } else {
+      body.textContent = text || "";
+    }
   }
   function stepList(el) {
     let list = el.querySelector(".steps");
@@ -70,16 +82,18 @@
     let meta = el.querySelector(".meta");
     if (!meta) { meta = document.createElement("div"); meta.className = "meta"; el.appendChild(meta); }
     const usage = t.usage || {};
-    const parts = [t.final_kind, t.layer, t.route && t.route.winner, `${usage.output_tokens || 0} tokens out`,
+    const parts = [t.final_kind, t.layer, t.route && t.route.winner, interpolate(gettext("%s tokens out"), [usage.output_tokens || 0]),
       `${t.latency_ms} ms`, `$${t.cost_usd}`];
     meta.textContent = parts.filter(Boolean).join(" · ");
     if (t.final_kind === "error") el.classList.add("error");
     if (t.final_kind !== "awaiting") feedbackBar(el, t.id || t.turn_id, t.feedback || "");
+    answerTools(el, t.id || t.turn_id);
   }
   // 👍 / 👎 / "wrong plan" under each answer. A 👎 on an answer served from memory stops that
   // plan from being served again; a success with no feedback counts as a weak positive.
-  // Words as well as the thumbs: a system without an emoji font still shows what each button means.
-  const FEEDBACK = [["up", "👍 good", "Good answer"], ["down", "👎 bad", "Bad answer"], ["wrong_plan", "wrong plan", "The plan was wrong"]];
+  // Words, not emoji: a system without an emoji font would show empty boxes.
+  const FEEDBACK = [["up", gettext("Good"), gettext("Good answer")], ["down", gettext("Bad"), gettext("Bad answer")],
+    ["wrong_plan", gettext("Wrong plan"), gettext("The plan was wrong")]];
   function feedbackBar(el, turnId, chosen) {
     if (!turnId || el.querySelector(".feedback")) return;
     const bar = document.createElement("div");
@@ -103,7 +117,7 @@
   // A step that writes, runs a command or goes online waits for the user: allow, deny, or allow
   // that tool for the rest of the session. The turn holds no worker meanwhile; after a reload the
   // dialog comes back from the turn's `pending`.
-  const DECISIONS = [["allow", "Allow"], ["deny", "Deny"], ["always", "Always allow in this session"]];
+  const DECISIONS = [["allow", gettext("Allow")], ["deny", gettext("Deny")], ["always", gettext("Always allow in this session")]];
   function approvalBox(el, req) {
     if (!req || !req.request_id || el.querySelector(".approval")) return;
     const box = document.createElement("div");
@@ -111,7 +125,7 @@
     box.dataset.requestId = req.request_id;
     const title = document.createElement("div");
     title.className = "approval-title";
-    title.textContent = `Step ${req.step || "?"} wants to run ${req.tool}:`;
+    title.textContent = interpolate(gettext("Step %(step)s wants to run %(tool)s:"), { step: req.step || "?", tool: req.tool }, true);
     const args = document.createElement("pre");
     args.className = "approval-args";
     args.textContent = JSON.stringify(req.args || {}, null, 2);
@@ -133,18 +147,113 @@
     turnsEl.scrollTop = turnsEl.scrollHeight;
   }
 
+  // Copy the whole answer; on the session's last turn, ask again (optionally of another model).
+  function answerTools(el, turnId) {
+    if (!turnId || el.querySelector(".answer-tools")) return;
+    const bar = document.createElement("div");
+    bar.className = "answer-tools";
+    const body = el.querySelector(".body");
+    bar.appendChild(MetnosMarkdown.copyButton(gettext("Copy"), () => body.dataset.markdown || body.textContent));
+    const again = document.createElement("button");
+    again.type = "button";
+    again.className = "regenerate";
+    again.textContent = gettext("Regenerate");
+    again.title = gettext("Plan and answer again (plan memory is skipped; steps ask for approval again)");
+    const other = document.createElement("select");
+    other.className = "regenerate-model";
+    other.setAttribute("aria-label", gettext("Model for the regeneration"));
+    other.append(new Option(gettext("same model"), ""), ...MetnosPicker.available().map((name) => new Option(name, name)));
+    again.addEventListener("click", () => redo("regenerate", turnId, "", other.value));
+    bar.append(again, other);
+    el.appendChild(bar);
+    markLast();
+  }
+  // Only the last live turn may be edited or regenerated: the tools show there alone.
+  function markLast() {
+    const idle = runningTurn === null;
+    turnsEl.querySelectorAll(".answer-tools .regenerate, .answer-tools .regenerate-model").forEach((x) => {
+      x.hidden = !idle || x.closest(".msg") !== bubbles.get(lastTurn);
+    });
+    turnsEl.querySelectorAll(".msg.user .edit-btn").forEach((x) => {
+      x.hidden = !idle || x.closest(".msg") !== asked.get(lastTurn);
+    });
+  }
+  function redo(kind, turnId, text, model) {
+    if (!ws || ws.readyState !== WebSocket.OPEN || runningTurn) return;
+    ws.send(JSON.stringify({ type: kind, turn_id: turnId, text, model }));
+    setStatus(kind === "edit" ? gettext("Sending the edited message…") : gettext("Asking again…"));
+  }
+  // The user's message, editable in place while it is the last one.
+  function linkUser(el, turnId) {
+    asked.set(turnId, el);
+    if (el.querySelector(".edit-btn")) return;
+    const edit = document.createElement("button");
+    edit.type = "button";
+    edit.className = "link edit-btn";
+    edit.textContent = gettext("Edit");
+    edit.title = gettext("Edit this message and send it again (↑ in an empty composer)");
+    edit.addEventListener("click", () => startEdit(turnId));
+    el.appendChild(edit);
+  }
+  function startEdit(turnId) {
+    const el = asked.get(turnId);
+    if (!el || el.classList.contains("editing") || runningTurn) return;
+    const body = el.querySelector(".body"), before = body.textContent;
+    el.classList.add("editing");
+    const area = document.createElement("textarea");
+    area.value = before;
+    area.rows = Math.min(10, before.split("\n").length + 1);
+    area.setAttribute("aria-label", gettext("Edit your message"));
+    const actions = document.createElement("div");
+    actions.className = "edit-actions";
+    const save = document.createElement("button"), cancel = document.createElement("button");
+    save.type = cancel.type = "button";
+    save.textContent = gettext("Send");
+    save.className = "edit-send";
+    cancel.textContent = gettext("Cancel");
+    cancel.className = "link";
+    const stop = () => { area.remove(); actions.remove(); body.hidden = false; el.classList.remove("editing"); };
+    cancel.addEventListener("click", stop);
+    save.addEventListener("click", () => {
+      const text = area.value.trim();
+      if (!text || text === before) return;
+      stop();
+      redo("edit", turnId, text, "");
+    });
+    area.addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter" && !ev.shiftKey) { ev.preventDefault(); save.click(); }
+      if (ev.key === "Escape") { ev.stopPropagation(); stop(); input.focus(); }
+    });
+    actions.append(cancel, save);
+    body.hidden = true;
+    el.insertBefore(area, body);
+    body.after(actions);
+    area.focus();
+  }
+  function supersede(turnId, kind) {
+    const note = kind === "edit" ? gettext("Replaced by an edited message") : gettext("Replaced by a regenerated answer");
+    for (const el of [asked.get(turnId), bubbles.get(turnId)]) {
+      if (!el) continue;
+      el.classList.add("superseded");
+      el.dataset.superseded = note;
+      el.querySelectorAll(".approval button").forEach((b) => { b.disabled = true; });
+    }
+  }
+
   function renderTurn(t) {
     const user = t.messages.find((m) => m.role === "user");
     const reply = t.messages.find((m) => m.role === "assistant");
-    if (user) bubble("user", user.text);
+    if (user) linkUser(bubble("user", user.text), t.id);
     const el = bubble("assistant", reply ? reply.text : (t.status === "completed" ? t.error : "…"));
     bubbles.set(t.id, el);
+    if (t.redo) superseded.set(t.id, t.redo.kind);
+    if (!t.superseded_by) lastTurn = t.id;
     (t.steps || []).forEach((step) => showStep(el, step));
     if (t.status === "completed") setMeta(el, t); else runningTurn = t.id;
     const p = t.pending || {};
     if (t.status === "completed" && t.final_kind === "awaiting" && p.kind === "approval" && !p.decision) {
       approvalBox(el, p);
-      setStatus("A step is waiting for your approval.");
+      setStatus(gettext("A step is waiting for your approval."));
     }
   }
 
@@ -162,7 +271,7 @@
   }
   function showMode(s) {
     $("mode-badge").hidden = !s.plan_mode;
-    input.placeholder = s.plan_mode ? "Plan mode: ask for a plan (/done to leave)" : "Ask something… (Enter to send, Shift+Enter for a new line)";
+    input.placeholder = s.plan_mode ? gettext("Plan mode: ask for a plan (/done to leave)") : gettext("Ask something… (Enter to send, Shift+Enter for a new line)");
   }
 
   async function loadSessions() {
@@ -172,8 +281,14 @@
     for (const s of await api("GET", `/sessions${q ? `?q=${encodeURIComponent(q)}` : ""}`)) {
       const li = document.createElement("li"), a = document.createElement("a");
       a.href = `/s/${s.id}/`;
-      a.textContent = s.title || "Untitled";
-      if (s.id === sessionId) { a.className = "active"; renderTodos(s.todos); showMode(s); sessionWorkspace = s.workspace_id; }
+      a.textContent = s.title || gettext("Untitled");
+      if (s.id === sessionId) {
+        a.className = "active";
+        renderTodos(s.todos);
+        showMode(s);
+        sessionWorkspace = s.workspace_id;
+        MetnosPicker.setPinned(s.sticky_model);
+      }
       li.appendChild(a);
       list.appendChild(li);
     }
@@ -181,45 +296,58 @@
   async function loadTurns() {
     turnsEl.replaceChildren();
     bubbles.clear();
-    runningTurn = null;
-    for (const t of await api("GET", `/sessions/${sessionId}/turns`)) renderTurn(t);
+    asked.clear();
+    runningTurn = lastTurn = null;
+    const turns = await api("GET", `/sessions/${sessionId}/turns`);
+    for (const t of turns) renderTurn(t);
+    for (const t of turns) if (t.superseded_by) supersede(t.id, superseded.get(t.superseded_by));
     setBusy(runningTurn !== null);
   }
   function setBusy(busy) {
     sendBtn.disabled = busy || !ws || ws.readyState !== WebSocket.OPEN;
     cancelBtn.hidden = !busy;
     input.disabled = !ws || ws.readyState !== WebSocket.OPEN;
+    markLast();
   }
 
   function onFrame(frame) {
     switch (frame.type) {
       case "turn.started": {
-        runningTurn = frame.turn_id;
-        if (!pendingUser) bubble("user", "(sent from another tab)");
+        runningTurn = lastTurn = frame.turn_id;
+        if (frame.replaces) {
+          superseded.set(frame.turn_id, frame.redo);
+          supersede(frame.replaces, frame.redo);
+          linkUser(bubble("user", frame.text), frame.turn_id);
+        } else {
+          linkUser(pendingUser || bubble("user", gettext("(sent from another tab)")), frame.turn_id);
+        }
         pendingUser = null;
         bubbles.set(frame.turn_id, bubble("assistant", ""));
-        setStatus("Thinking…");
+        setStatus(gettext("Thinking…"));
         setBusy(true);
         break;
       }
       case "delta": {
         const el = bubbles.get(frame.turn_id);
-        if (el) { el.querySelector(".body").textContent += frame.text; turnsEl.scrollTop = turnsEl.scrollHeight; }
-        setStatus("Answering…");
+        if (el) {
+          setText(el, (el.querySelector(".body").dataset.markdown || "") + frame.text, true);
+          turnsEl.scrollTop = turnsEl.scrollHeight;
+        }
+        setStatus(gettext("Answering…"));
         break;
       }
       case "step": {
         const el = bubbles.get(frame.turn_id);
         if (el) showStep(el, frame);
-        setStatus(`Step ${frame.index}: ${frame.tool} ${frame.status}…`);
+        setStatus(interpolate(gettext("Step %(index)s: %(tool)s %(status)s…"), { index: frame.index, tool: frame.tool, status: frame.status }, true));
         break;
       }
       case "turn.completed": {
         const el = bubbles.get(frame.turn_id) || bubble("assistant", "");
-        el.querySelector(".body").textContent = frame.text || frame.error || "";
-        setMeta(el, frame);
+        setText(el, frame.text || frame.error || "");
         if (runningTurn === frame.turn_id) runningTurn = null;
-        setStatus(frame.final_kind === "error" ? "The turn ended with an error." : "");
+        setMeta(el, frame);
+        setStatus(frame.final_kind === "error" ? gettext("The turn ended with an error.") : "");
         setBusy(false);
         loadSessions();
         MetnosFiles.refresh(); // the turn may have written files
@@ -228,7 +356,7 @@
       case "approval.request": {
         const el = bubbles.get(frame.turn_id) || bubble("assistant", "");
         approvalBox(el, frame);
-        setStatus("A step is waiting for your approval.");
+        setStatus(gettext("A step is waiting for your approval."));
         break;
       }
       case "turn.resumed": {
@@ -236,11 +364,11 @@
         if (el) {
           const box = el.querySelector(".approval");
           if (box) box.remove();
-          el.querySelector(".body").textContent = "";
-          for (const sel of [".route", ".meta", ".feedback"]) { const x = el.querySelector(sel); if (x) x.remove(); }
+          setText(el, "");
+          for (const sel of [".route", ".meta", ".feedback", ".answer-tools"]) { const x = el.querySelector(sel); if (x) x.remove(); }
         }
         runningTurn = frame.turn_id;
-        setStatus(frame.decision === "deny" ? "Denied; finishing the turn…" : "Approved; running…");
+        setStatus(frame.decision === "deny" ? gettext("Denied; finishing the turn…") : gettext("Approved; running…"));
         setBusy(true);
         break;
       }
@@ -249,13 +377,13 @@
         break;
       case "command.result": {
         if (pendingUser) pendingUser = null;
-        if (["/plan", "/done", "/yolo"].includes(frame.command)) loadSessions();
+        if (["/plan", "/done", "/yolo", "/model"].includes(frame.command)) loadSessions();
         bubble("assistant", frame.text, "command");
         setBusy(runningTurn !== null);
         break;
       }
       case "error":
-        setStatus(`Error: ${frame.message}`);
+        setStatus(interpolate(gettext("Error: %s"), [frame.message]));
         if (pendingUser) { pendingUser.classList.add("error"); pendingUser = null; setBusy(runningTurn !== null); }
         break;
     }
@@ -269,7 +397,7 @@
     ws.onclose = () => {
       setBusy(runningTurn !== null);
       const delay = Math.min(10000, 500 * 2 ** retry++);
-      setStatus(`Disconnected; reconnecting in ${Math.round(delay / 1000)} s…`);
+      setStatus(interpolate(gettext("Disconnected; reconnecting in %s s…"), [Math.round(delay / 1000)]));
       setTimeout(connect, delay);
     };
   }
@@ -279,17 +407,17 @@
     $("session-actions").hidden = false;
     $("export-session").href = `/api/sessions/${sessionId}/export?format=md`;
     $("rename-session").addEventListener("click", async () => {
-      const title = prompt("New title for this session:");
+      const title = prompt(gettext("New title for this session:"));
       if (title && title.trim()) {
         try { await api("PATCH", `/sessions/${sessionId}`, { title: title.trim() }); await loadSessions(); }
         catch (e) { setStatus(e.message); }
       }
     });
     $("delete-session").addEventListener("click", async () => {
-      if (!confirm("Delete this session, its turns and traces?")) return;
+      if (!confirm(gettext("Delete this session, its turns and traces?"))) return;
       const res = await fetch(`/api/sessions/${sessionId}`, { method: "DELETE", credentials: "same-origin",
         headers: { "X-CSRFToken": csrf } });
-      if (res.status === 204) location.href = "/"; else setStatus(`Could not delete: HTTP ${res.status}`);
+      if (res.status === 204) location.href = "/"; else setStatus(interpolate(gettext("Could not delete: HTTP %s"), [res.status]));
     });
   }
   // Workspaces: yours and those shared with you (read or write); a new session opens in the chosen one.
@@ -300,7 +428,7 @@
     for (const w of workspaces) {
       const o = document.createElement("option");
       o.value = w.id;
-      o.textContent = w.access === "owner" ? w.name : `${w.name} (shared, ${w.access})`;
+      o.textContent = w.access === "owner" ? w.name : interpolate(gettext("%(name)s (shared, %(access)s)"), { name: w.name, access: w.access }, true);
       select.appendChild(o);
     }
   }
@@ -331,7 +459,7 @@
       x.type = "button";
       x.className = "link";
       x.textContent = "×";
-      x.title = `Remove ${file.name}`;
+      x.title = interpolate(gettext("Remove %s"), [file.name]);
       x.addEventListener("click", () => { attached.splice(i, 1); renderAttachments(); });
       li.appendChild(x);
       list.appendChild(li);
@@ -345,12 +473,12 @@
     if ((!text && !attached.length) || uploading || !ws || ws.readyState !== WebSocket.OPEN) return;
     if (attached.length) {
       uploading = sendBtn.disabled = true;
-      setStatus(`Uploading ${attached.length} attachment(s)…`);
+      setStatus(interpolate(ngettext("Uploading %s attachment…", "Uploading %s attachments…", attached.length), [attached.length]));
       try {
         const entries = await MetnosFiles.upload(attached, "uploads");
         text = [text, ...entries.map((e) => `[attached: ${e.path}]`)].filter(Boolean).join("\n");
       } catch (e) {
-        setStatus(`Attachment refused: ${e.message}`);
+        setStatus(interpolate(gettext("Attachment refused: %s"), [e.message]));
         setBusy(runningTurn !== null);
         return;
       } finally {
@@ -361,17 +489,47 @@
       setStatus("");
     }
     pendingUser = bubble("user", text);
-    ws.send(JSON.stringify({ type: "message", text }));
+    const model = MetnosPicker.takeOnce();
+    ws.send(JSON.stringify(model ? { type: "message", text, model } : { type: "message", text }));
     input.value = "";
     setBusy(true);
   });
   input.addEventListener("keydown", (ev) => {
     if (ev.key === "Enter" && !ev.shiftKey) { ev.preventDefault(); $("composer").requestSubmit(); }
+    if (ev.key === "ArrowUp" && !input.value && lastTurn && !runningTurn) { ev.preventDefault(); startEdit(lastTurn); }
   });
+  // Esc stops the running turn; Ctrl/Cmd+K starts a new session.
+  document.addEventListener("keydown", (ev) => {
+    if (ev.key === "Escape" && runningTurn && ws && !ev.defaultPrevented) ws.send(JSON.stringify({ type: "cancel", turn_id: runningTurn }));
+    if (ev.key.toLowerCase() === "k" && (ev.ctrlKey || ev.metaKey)) { ev.preventDefault(); $("new-session").click(); }
+  });
+  // The side panels: hidden on a desktop by a click, slid over the chat on a phone.
+  const narrow = window.matchMedia("(max-width: 900px)");
+  for (const [button, panel] of [["toggle-sessions", "sessions"], ["toggle-side", "side"]]) {
+    const key = `metnos.panel.${panel}`;
+    if (localStorage.getItem(key) === "hidden") app.classList.add(`no-${panel}`);
+    $(button).addEventListener("click", () => {
+      if (narrow.matches) {
+        const other = panel === "sessions" ? "side" : "sessions";
+        app.classList.remove(`open-${other}`);
+        app.classList.toggle(`open-${panel}`);
+      } else {
+        localStorage.setItem(key, app.classList.toggle(`no-${panel}`) ? "hidden" : "shown");
+      }
+    });
+  }
+  $("turns").addEventListener("click", () => app.classList.remove("open-sessions", "open-side"));
   cancelBtn.addEventListener("click", () => {
     if (runningTurn && ws) ws.send(JSON.stringify({ type: "cancel", turn_id: runningTurn }));
   });
 
-  Promise.all([loadWorkspaces(), loadSessions()]).then(showFiles).catch((e) => setStatus(e.message));
-  if (sessionId) connect(); else setStatus("Create a session to start chatting.");
+  const pin = async (name) => {
+    if (!sessionId) { setStatus(gettext("Create a session first, then pick its model.")); throw new Error("no session"); }
+    await api("PUT", `/sessions/${sessionId}/model`, { model: name });
+    setStatus(name ? interpolate(gettext("Pinned %s for this session."), [name]) : gettext("Unpinned: the routing chain chooses."));
+  };
+  MetnosPicker.load(() => api("GET", "/chat/models"), "", pin)
+    .then(() => Promise.all([loadWorkspaces(), loadSessions()]))
+    .then(showFiles).catch((e) => setStatus(e.message));
+  if (sessionId) connect(); else setStatus(gettext("Create a session to start chatting."));
 })();

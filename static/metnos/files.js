@@ -44,7 +44,7 @@ window.MetnosFiles = (() => {
     if (!data.entries.length) {
       const empty = document.createElement("li");
       empty.className = "muted";
-      empty.textContent = writable ? "This folder is empty: drop files here." : "This folder is empty.";
+      empty.textContent = writable ? gettext("This folder is empty: drop files here.") : gettext("This folder is empty.");
       items.appendChild(empty);
     }
   }
@@ -53,7 +53,7 @@ window.MetnosFiles = (() => {
     const nav = $("files-crumbs");
     nav.replaceChildren();
     const parts = folder ? folder.split("/") : [];
-    [["workspace", ""], ...parts.map((name, i) => [name, parts.slice(0, i + 1).join("/")])].forEach(([name, path], i) => {
+    [[gettext("workspace"), ""], ...parts.map((name, i) => [name, parts.slice(0, i + 1).join("/")])].forEach(([name, path], i) => {
       if (i) nav.append(" / ");
       const b = document.createElement("button");
       b.type = "button";
@@ -72,7 +72,7 @@ window.MetnosFiles = (() => {
     name.type = "button";
     name.className = "link file-name";
     name.textContent = entry.type === "dir" ? `${entry.name}/` : entry.name;
-    name.title = `${entry.path}, changed ${new Date(entry.modified).toLocaleString()}`;
+    name.title = interpolate(gettext("%(path)s, changed %(when)s"), { path: entry.path, when: new Date(entry.modified).toLocaleString() }, true);
     name.addEventListener("click", () => (entry.type === "dir" ? list(entry.path) : open(entry)));
     li.appendChild(name);
     const side = document.createElement("span");
@@ -81,7 +81,7 @@ window.MetnosFiles = (() => {
       side.append(sizeText(entry.size), " ");
       const a = document.createElement("a");
       a.href = `${urlOf(entry.path)}?download=1`;
-      a.textContent = "Download";
+      a.textContent = gettext("Download");
       a.className = "file-download";
       side.appendChild(a);
     }
@@ -89,7 +89,7 @@ window.MetnosFiles = (() => {
       const del = document.createElement("button");
       del.type = "button";
       del.className = "link file-delete";
-      del.textContent = "Delete";
+      del.textContent = gettext("Delete");
       del.addEventListener("click", () => remove(entry));
       side.append(" ", del);
     }
@@ -104,13 +104,13 @@ window.MetnosFiles = (() => {
     $("file-view-download").href = `${urlOf(entry.path)}?download=1`;
     image.hidden = true;
     text.hidden = false;
-    if (entry.size > SHOW_MAX_BYTES) { text.textContent = `Too large to show here (${sizeText(entry.size)}): download it.`; return; }
+    if (entry.size > SHOW_MAX_BYTES) { text.textContent = interpolate(gettext("Too large to show here (%s): download it."), [sizeText(entry.size)]); return; }
     const res = await fetch(urlOf(entry.path), { credentials: "same-origin" });
     const type = res.headers.get("Content-Type") || "";
     if (!res.ok) text.textContent = await reason(res);
     else if (type.startsWith("text/plain")) text.textContent = await res.text();
     else if (type.startsWith("image/")) { image.src = urlOf(entry.path); image.alt = entry.name; image.hidden = false; text.hidden = true; }
-    else text.textContent = "Not a text file: download it to open it.";
+    else text.textContent = gettext("Not a text file: download it to open it.");
   }
 
   async function upload(files, into) {
@@ -121,30 +121,30 @@ window.MetnosFiles = (() => {
 
   async function uploadHere(files) {
     if (!files.length) return;
-    say(`Uploading ${files.length} file(s)…`);
+    say(interpolate(ngettext("Uploading %s file…", "Uploading %s files…", files.length), [files.length]));
     try {
       const entries = await upload(files, folder);
-      say(`Uploaded ${entries.map((e) => e.name).join(", ")}.`);
+      say(interpolate(gettext("Uploaded %s."), [entries.map((e) => e.name).join(", ")]));
       await list(folder);
-    } catch (e) { say(`Upload refused: ${e.message}`); }
+    } catch (e) { say(interpolate(gettext("Upload refused: %s"), [e.message])); }
   }
 
   async function remove(entry) {
     const dir = entry.type === "dir";
-    if (!confirm(dir ? `Delete the folder ${entry.path} and everything in it?` : `Delete ${entry.path}?`)) return;
+    if (!confirm(interpolate(dir ? gettext("Delete the folder %s and everything in it?") : gettext("Delete %s?"), [entry.path]))) return;
     try {
       await send("DELETE", entry.path, null, dir ? "?recursive=1" : "");
-      say(`Deleted ${entry.path}.`);
+      say(interpolate(gettext("Deleted %s."), [entry.path]));
       if ($("file-view-name").textContent === entry.path) $("file-view").hidden = true;
       await list(folder);
-    } catch (e) { say(`Not deleted: ${e.message}`); }
+    } catch (e) { say(interpolate(gettext("Not deleted: %s"), [e.message])); }
   }
 
   $("files-upload").addEventListener("change", (ev) => { uploadHere([...ev.target.files]); ev.target.value = ""; });
   $("files-mkdir").addEventListener("click", async () => {
-    const name = prompt("New folder name:");
+    const name = prompt(gettext("New folder name:"));
     if (!name || !name.trim()) return;
-    try { await send("POST", folder, { mkdir: name.trim() }); await list(folder); } catch (e) { say(`No folder made: ${e.message}`); }
+    try { await send("POST", folder, { mkdir: name.trim() }); await list(folder); } catch (e) { say(interpolate(gettext("No folder made: %s"), [e.message])); }
   });
   $("file-view-close").addEventListener("click", () => { $("file-view").hidden = true; });
   const carriesFiles = (ev) => writable && [...ev.dataTransfer.types].includes("Files");

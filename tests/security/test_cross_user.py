@@ -12,6 +12,8 @@ from django.urls import URLResolver, get_resolver
 
 from agents import services
 from agents.models import ChatSession, Turn, Workspace, WorkspaceMember
+from gateway import keys as gateway_keys
+from gateway.models import GatewayKey
 
 pytestmark = pytest.mark.django_db
 
@@ -40,6 +42,8 @@ OBJECT_ROUTES = {
         ("PATCH", "/api/sessions/{session}", {"title": "taken"}),
         ("DELETE", "/api/sessions/{session}", None),
     ],
+    "api/sessions/<session_id>/model": [("PUT", "/api/sessions/{session}/model", {"model": ""})],
+    "keys/<uuid:key_id>/revoke/": [("POST", "/keys/{key}/revoke/", None)],
     "api/sessions/<session_id>/export": [("GET", "/api/sessions/{session}/export?format=json", None)],
     "api/sessions/<session_id>/turns": [("GET", "/api/sessions/{session}/turns", None)],
     "api/turns/<turn_id>/trace": [("GET", "/api/turns/{turn}/trace", None)],
@@ -76,7 +80,10 @@ def test_another_user_gets_404_on_every_object_route_and_changes_nothing():
     (folder / "notes.md").write_text("alice's notes")
     session = services.session_create(owner=alice, title="alice's", workspace=workspace)
     turn = services.turn_submit(session=session, text="hello", enqueue=False)
-    ids = {"session": session.id, "turn": turn.id, "workspace": workspace.id}
+    session.sticky_model = "local-fast"
+    session.save(update_fields=["sticky_model"])
+    key = gateway_keys.issue(name="alice's", user=alice).key
+    ids = {"session": session.id, "turn": turn.id, "workspace": workspace.id, "key": key.id}
 
     bob = Client()
     bob.force_login(users.get(username="bob"))
@@ -88,6 +95,8 @@ def test_another_user_gets_404_on_every_object_route_and_changes_nothing():
             assert response.status_code == 404, f"{method} {url} ({route}) gave {response.status_code}"
 
     assert ChatSession.objects.get(pk=session.pk).title == "alice's"
+    assert ChatSession.objects.get(pk=session.pk).sticky_model == "local-fast"
+    assert not GatewayKey.objects.get(pk=key.pk).revoked
     assert Turn.objects.filter(pk=turn.pk).exists()
     assert Workspace.objects.get(pk=workspace.pk).name == "private"
     assert sorted(p.name for p in folder.iterdir()) == ["docs", "notes.md"] and not any((folder / "docs").iterdir())
