@@ -11,6 +11,7 @@ few exchanges of plain conversation, with a prompt and sampling of its own
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from django.conf import settings
@@ -46,7 +47,7 @@ def request_for(inp: TurnInput, model: ModelConfig) -> ChatRequest:
         model=model.api_model,
         system=system,
         messages=conversation.fit(
-            history_for(inp.history, local=local),
+            history_for(inp.history, local=local, text=inp.text),
             inp.text,
             model=model,
             reserved=model.output_budget(),
@@ -60,11 +61,31 @@ def request_for(inp: TurnInput, model: ModelConfig) -> ChatRequest:
     )
 
 
-def history_for(history: tuple[Message, ...], *, local: bool) -> tuple[Message, ...]:
+# Words by which a message leans on what came before ("make it shorter", "another one", "why?").
+_REFERS_BACK = re.compile(
+    r"\b(?:it|its|that|this|these|those|them|they|he|she|him|her|more|another|again|also|too|same|shorter|"
+    r"longer|simpler|previous|above|earlier|last|continue|go on|instead|questo|questa|quello|"
+    r"quella|questi|quelli|ancora|altro|altra|altri|di nuovo|anche|stesso|stessa|precedente|sopra|continua|"
+    r"invece|più corto|più breve|più lungo)\b|^(?:and|but|so|why|e|ma|quindi|perché)\b|^\W*\w+\W*$",
+    re.IGNORECASE,
+)
+
+
+def refers_back(text: str) -> bool:
+    """Whether a message leans on the conversation (a pronoun, "another", "again", a lone word);
+    "What is the capital of France?" stands alone."""
+    return bool(_REFERS_BACK.search(text.strip()))
+
+
+def history_for(history: tuple[Message, ...], *, local: bool, text: str = "") -> tuple[Message, ...]:
     """The earlier turns a direct call may see: all of them for a capable model (tool exchanges
-    become notes, planner.conversation); for a local one only the last few plain exchanges."""
+    become notes, planner.conversation); for a local one only the last few plain exchanges, and
+    none when the message stands alone: the small model copies the shape of an earlier answer (a
+    haiku's lines for "What is the capital of France?")."""
     if not local:
         return history
+    if text and not refers_back(text):
+        return ()
     plain = [e for e in conversation.exchanges(history) if not conversation.is_tool_exchange(e)][-LOCAL_EXCHANGES:]
     return tuple(m for exchange in plain for m in exchange)
 

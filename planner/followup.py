@@ -110,7 +110,7 @@ _PRONOUN = re.compile(
     _LEAD + r"(?:(?P<verb>open|read|show(?: me)?|delete|remove|erase|apri|leggi|mostra|cancella|elimina|rimuovi)"
     r"\s+(?:it|that|that file|this file|the file|quel file|questo file|il file)"
     r"|(?P<clitic>apri|leggi|mostra|cancella|elimina|rimuovi)(?:lo|la|melo|mela))"
-    r"(?:\s+(?:too|as well|again|anche|di nuovo|please|per favore))*\s*[.!?]*$"
+    r"(?:\s+(?:too|as well|again|back|to me|anche|di nuovo|please|per favore))*\s*[.!?]*$"
 )
 _READS = ("open", "read", "show", "show me", "display", "cat", "apri", "aprimi", "leggi", "leggimi", "mostra",
           "mostrami", "fammi vedere")  # fmt: skip

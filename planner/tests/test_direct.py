@@ -121,3 +121,16 @@ def test_a_cloud_model_keeps_the_general_prompt_and_its_own_temperature(planner_
     request = direct.request_for(TurnInput(turn_id="t", session_id="s", user_id=1, text="Hi"), model)
     assert request.system.stable == settings.METNOS_SYSTEM_PROMPT
     assert (request.temperature, request.metadata) == (None, {})
+
+
+def test_a_local_model_answering_a_message_that_stands_alone_sees_no_history():
+    """The 135M model copies an earlier answer's shape: after a haiku, "What is the capital of
+    France?" came back as two lines of verse. A message that leans on the conversation keeps it."""
+    history = chat("Write a haiku about autumn.", "Leaves fall slowly down,\nred and gold on the cold ground.")
+    alone = "What is the capital of France?"
+    assert direct.history_for(history, local=True, text=alone) == ()
+    assert direct.history_for(history, local=False, text=alone) == history
+    for text in ("Write another one.", "make it shorter", "why?", "Scrivine un altro.", "e in inglese?", "again"):
+        assert direct.history_for(history, local=True, text=text) == history, text
+    for text in ("Write a haiku about the sea.", "Qual è la capitale della Francia?", "Explain what a CSV file is."):
+        assert not direct.refers_back(text), text

@@ -44,6 +44,7 @@ FOUND_MD = ran("find the markdown files", [("find_files", {"pattern": "*.md"})])
         ("delete the 3rd one", LISTED, "ordinal", [("delete_files", {"paths": ["notes/c.md"]})], "delete notes/c.md"),
         ("delete it", READ_A, "pronoun", [("delete_files", {"paths": ["notes/a.md"]})], "delete notes/a.md"),
         ("cancellalo", READ_A, "pronoun", [("delete_files", {"paths": ["notes/a.md"]})], "delete notes/a.md"),
+        ("now read it back", READ_A, "pronoun", [("read_files", {"paths": ["notes/a.md"]})], "read notes/a.md"),
     ],
 )  # fmt: skip
 def test_a_follow_up_resolves_to_a_plan_and_the_request_it_stands_for(text, previous, kind, steps, stands_for):
