@@ -119,8 +119,8 @@ def decide(
         tool, evidence, confidence = own
         return Decision("tools", (evidence,), confidence, tool)
     found = _workspace_evidence(folded, extraction, workspace, earlier)
-    if found and all(e.startswith("folder ") for e in found[0]) and missing.missing_object(folded):
-        found = None  # "copialo nella cartella backup": where is named, what is not
+    if found and all(e.startswith(("folder ", "root ")) for e in found[0]) and missing.missing_object(folded):
+        found = None  # "copialo nella cartella backup", "search for that word in my files": where, not what
     if found:
         evidence, confidence = found
         return Decision("tools", tuple(evidence), confidence, _file_tool(folded, extraction, ranked, workspace))

@@ -14,7 +14,8 @@ _ACTIONS = whole(
     r"leggi|apri|mostra|cancella|elimina|rimuovi|salva|aggiungi|scrivi|sposta|rinomina|esegui|lancia|copia|"
     r"invia|modifica|do the same|fai lo stesso|fallo|falla|same thing|the same|stessa cosa|lo stesso|"
     r"summari[sz]e|translate|riassumi|riassumimi|traduci|traducimi|leggimi|aprimi|mostrami|fammi vedere|"
-    r"duplicate|duplica|fai partire|avvia|start|appunta|appuntami|annotami|segnami|count|conta"
+    r"duplicate|duplica|fai partire|avvia|start|appunta|appuntami|annotami|segnami|count|conta|"
+    r"search(?: for)?|look for|cerca|go to|vai su|visit|visita|fetch"
 )
 _MISSING_OBJECT = whole(
     r"it|that|this|them|those|these|the file|that file|this file|the document|the folder|the other one|"
@@ -23,7 +24,8 @@ _MISSING_OBJECT = whole(
     r"(?:that|this|the other|the) ones?|(?:the )?(?:first|second|third|last|next|previous) (?:one|file|document)s?|"
     r"il primo|il secondo|il terzo|l'ultimo|l ultimo|quel documento|quella cartella|the contents?|il contenuto|"
     r"cosa c'e (?:scritto|dentro)|what(?:'s| is) (?:in it|written|inside)|"
-    r"(?:the )?(?:words|lines|characters) in (?:it|that|this)"
+    r"(?:the )?(?:words|lines|characters) in (?:it|that|this)|"
+    r"(?:that|this) (?:word|site|page|website)|(?:quella|questa) (?:parola|pagina)|(?:quel|questo) sito"
 )
 _CLITIC_ACTION = re.compile(
     r"^(?:(?:me|te|ce|glie) ?l[oaie] (?:apri|leggi|mostri|cancelli|elimini|salvi|esegui|mandi|copi|sposti|rinomini)\b)|"
@@ -31,7 +33,14 @@ _CLITIC_ACTION = re.compile(
     r"\b(?:righe|parole|caratteri)\b.{0,20}\bne ha\b|"
     r"^(?:(?:e|ora|adesso|poi|e poi|ok|allora)\s+)*(?:leggi|apri|mostra|cancella|elimina|rimuovi|salva|scrivi|"
     r"sposta|rinomina|esegui|lancia|copia|invia|modifica|aggiungi|manda|fal|riassumi|traduci)"
-    r"(?:lo|la|li|le|melo|mela|ne)\b"
+    r"(?:lo|la|li|le|melo|mela|ne)\b|"
+    # A schedule or a folder with nothing said about it: "schedule something", "create a new folder".
+    r"^(?:please )?(?:schedule|pianifica|programma) (?:something|qualcosa)\b|"
+    r"^(?:please )?(?:create|make|crea|fai) (?:a|the|una|la) (?:new |nuova )?(?:folder|directory|cartella)"
+    r"\s*(?:for me|per me|please|per favore)?\s*[.!?]*$|"
+    # "ok, e quello dopo?" as a first message: the next of a list nobody has seen.
+    r"^(?:(?:ok|e|and|allora|poi|then)[ ,]+)*(?:quello|quella|the one|that one|il prossimo|the next one)"
+    r"(?: (?:dopo|after that|after|next|seguente|successivo|prima|before))?\s*[.!?]*$"
 )
 # Right after the action: "save it", "delete the file", "do the same for the other one".
 _MISSING_AFTER = re.compile(
@@ -77,6 +86,12 @@ _TRANSFORM = re.compile(r"summari[sz]e|translate|riassumi|riassumimi|traduci|tra
 _STORE = re.compile(r"^(?:please |per favore )?(?:save|store|append|salva|accoda|annota|note down|write down)\b")
 # The question, by what the request wants done: (pattern, English, Italian).
 _QUESTIONS = (
+    (whole(r"schedule|pianifica|programma"), "What should I schedule, and when?", "Cosa devo pianificare, e quando?"),
+    (whole(r"folder|directory|cartella"),
+     "What should the new folder be called?", "Come devo chiamare la nuova cartella?"),
+    (whole(r"site|page|website|go to|visit|fetch|sito|pagina|vai su|visita"),
+     "Which web address should I open?", "Quale indirizzo web devo aprire?"),
+    (whole(r"search|look for|cerca"), "What should I search for, and where?", "Cosa devo cercare, e dove?"),
     (whole(r"save|store|append|write|salva|scrivi|accoda|annota|aggiungi|salvalo|salvala|scrivilo"),
      "Which file should I save it to?", "In quale file devo salvarlo?"),
     (whole(r"delete|remove|erase|cancella|elimina|rimuovi|cancellalo|eliminalo"),

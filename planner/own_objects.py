@@ -24,8 +24,12 @@ _TIME = whole(
     r"is it (?:already |still )?(?:morning|evening|night|afternoon|daytime|late) in|"
     r"e (?:gia|ancora) (?:sera|mattina|notte|pomeriggio) a|"
     r"what month (?:is it|are we in)|which month (?:is it|are we in)|what year is it|what year are we in|"
-    r"che mese e oggi|(?:in )?che mese siamo|(?:in )?che anno siamo"
+    r"che mese e oggi|(?:in )?che mese siamo|(?:in )?che anno siamo|"
+    r"(?:oggi|today) (?:e|is)(?: gia| ancora| already| still)? (?:lunedi|martedi|mercoledi|giovedi|venerdi|sabato|"
+    r"domenica|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|is (?:it|today) (?:already |still )?"
+    r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 )
+_TIME_NOW = whole(r"time is it|che ore sono|che ora e|what day is it|che giorno e oggi")
 _ARITHMETIC = re.compile(
     r"\d\s*[-+*/x\u00d7\u00f7^]\s*\d|\d\s*%\s*(?:of|di|del|della)\s*\d|"
     r"\d\s+(?:per|times|diviso|plus|minus|piu|meno|divided by|multiplied by)\s+\d"
@@ -59,13 +63,19 @@ _SCHEDULE = whole(
     r"ogni mattina|ogni sera|ogni (?:primo|ultimo|\d+) (?:giorno )?del mese|il primo di ogni mese|"
     r"(?:on )?the (?:first|last) (?:day )?of (?:every|each) month"
 )
-_RECURRING = whole(r"recurring|ricorrent[ei]|scheduled tasks?|scheduled jobs?|attivita pianificat[ae]|periodic tasks?")
+_RECURRING = whole(
+    r"recurring|ricorrent[ei]|scheduled tasks?|scheduled jobs?|attivita (?:pianificat|programmat)[ae]|"
+    r"periodic tasks?|task (?:pianificat|programmat)[io]"
+)
 _RECURRING_VERBS = (
     ("cancel_recurring", whole(r"cancel|delete|remove|stop|cancella|elimina|rimuovi|ferma|annulla")),
     ("toggle_recurring", whole(r"pause|resume|disable|enable|sospendi|riattiva|disattiva|attiva|metti in pausa")),
     ("run_now_recurring", whole(r"run now|right now|now|esegui ora|subito|adesso|lancia ora")),
     ("history_recurring", whole(r"history|runs|when did|last run|cronologia|storico|esecuzioni|quando e")),
-    ("show_recurring", whole(r"show|details|detail|describe|mostra|dettagli|mostrami")),
+    (
+        "show_recurring",
+        whole(r"show|details|detail|describe|mostra|dettagli|mostrami|prompt|(?:its|il suo) (?:schedule|orario)"),
+    ),
     ("list_recurring", whole(r"list|which|what|elenca|quali|quante|how many|lista")),
 )
 _MEMORY = (
@@ -76,9 +86,10 @@ _MEMORY = (
                             r"aggiorna (?:quello|cio|cosa) che sai")),
     ("memory_consolidate", re.compile(
         r"\b(?:memory|memoria|remember about me|ricordi di me)\b.*\b(?:tidy|clean|consolidate|compact|"
-        r"reorganize|dedupe|deduplicate|merge|riordina|pulisci|compatta|consolida|riorganizza|unisci)|"
-        r"\b(?:tidy|clean|consolidate|compact|reorganize|dedupe|riordina|pulisci|compatta|consolida|"
-        r"riorganizza)\w*\b.*\b(?:memory|memoria)\b")),
+        r"reorganize|dedupe|deduplicate|merge|riordina|pulisci|compatta|consolida|riorganizza|unisci|doppioni|"
+        r"duplicates)|"
+        r"\b(?:tidy|clean|consolidate|compact|reorganize|dedupe|riordina|pulisci|pulizia|compatta|consolida|"
+        r"riorganizza|sistema)\w*\b.*\b(?:memory|memoria)\b")),
     ("memory_add", whole(r"remember that|remember my|remember i|please remember|keep in mind that|don't forget that|"
                         r"dont forget that|note that i|memorize|ricorda che|ricordati che|ricorda il mio|"
                         r"ricorda la mia|ricordati il|tieni a mente|non dimenticare che|memorizza|segnati che|"
@@ -89,7 +100,8 @@ _TODO = whole(
     r"lista dei compiti|lista delle attivita|elenco delle attivita|lista dei task|i miei compiti|"
     r"mark (?:the )?\w+ (?:task|item) (?:as )?done|segna (?:il|la) \w+ (?:compito|attivita)|"
     r"(?:mark|check off|segna|spunta)\b.{0,40}\b(?:as )?(?:done|complete|completed|fatt[oaie]|completat[oaie]|"
-    r"finit[oaie])|miei compiti|mia lista delle cose|cose da fare"
+    r"finit[oaie])|miei compiti|mia lista delle cose|cose da fare|"
+    r"(?:tra|fra|nei|ai|coi|nella lista dei) (?:i )?(?:miei )?task\b|(?:to|in|on) my (?:task|todo)s?\b"
 )
 # Command names that are not also words: a message may start with one ("ls -la", "git log").
 _SHELL_COMMANDS = (
@@ -133,7 +145,8 @@ def find(folded: str, extraction: P.Extraction, *, definition: bool) -> tuple[st
         return "todo_update", "the task list", 0.85
     if _SHELL.search(folded) and not definition:
         return "run_shell", "a shell command", 0.85
-    if _TIME.search(folded):
+    if _TIME.search(folded) and (not definition or _TIME_NOW.search(folded)):
+        # Not "how do websites know what time zone I'm in?": a question about how, not about now.
         return "get_time", "a time or date question", 0.9
     if _arithmetic(folded, extraction):
         return "compute", "arithmetic", 0.9

@@ -51,7 +51,7 @@ def test_the_route_choice_bench_reports_each_half():
         )
         assert done.returncode == 0, done.stderr[-2000:]
         result = json.loads(done.stdout.strip().splitlines()[-1])
-        assert result["split"] == split and result["cases"] == 400
+        assert result["split"] == split and result["cases"] == 500
         assert {"accuracy", "direct_recall", "tools_precision", "first_tool_accuracy", "before"} <= set(result)
 
 
