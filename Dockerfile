@@ -5,7 +5,7 @@ ENV PYTHONUNBUFFERED=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
     # A portable llama.cpp build: the default -march=native would not run on other CPUs.
     CMAKE_ARGS="-DGGML_NATIVE=OFF"
 # bubblewrap confines shell steps (run_shell); where the container may not make namespaces, they
-# run unconfined and the vaglio alone screens them.
+# are refused (METNOS_SHELL_SANDBOX=off runs them unconfined, knowingly).
 RUN apt-get update && apt-get install -y --no-install-recommends build-essential cmake git bubblewrap \
     && rm -rf /var/lib/apt/lists/*
 

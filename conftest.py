@@ -138,11 +138,13 @@ def live_stack(django_db_setup, django_db_blocker, model_server, celery_test_que
     from django.conf import settings
     from django.db import connection
 
-    db = connection.settings_dict
+    from metnos_site.env import database_url
+
     # Its own queue: turns that in-process tests enqueue are not picked up by this worker.
     queue = f"{celery_test_queue}-live"
     env = {
-        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        # The test database, with the password and options (sslmode) DATABASE_URL gave, if any.
+        "DATABASE_URL": database_url(connection.settings_dict),
         "METNOS_LOCAL_MODEL_URL": model_server,
         "METNOS_CELERY_QUEUE": queue,
         "METNOS_AVAILABILITY_PREFIX": f"{celery_test_queue}:avail",
@@ -159,6 +161,43 @@ def live_stack(django_db_setup, django_db_blocker, model_server, celery_test_que
     web.stop()
     client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
     client.delete(queue)
+    client.close()
+
+
+@pytest.fixture
+def start_worker(celery_test_queue, workspaces_root, settings):
+    """Celery workers of the test's own, on the test database, each on a queue of its own:
+    `start_worker(concurrency=1, **env)` returns (worker, queue); `env` adds to the worker's
+    environment (limits, provider keys). Stopped, and their queues removed, after the test. Tests
+    using it need `@pytest.mark.django_db(transaction=True)` so the worker sees their rows."""
+    from django.db import connection
+
+    from metnos_site.env import database_url
+
+    started: list[tuple[live.LiveProcess, str]] = []
+
+    def start(concurrency: int = 1, **env: str) -> tuple[live.LiveProcess, str]:
+        queue = f"{celery_test_queue}-{uuid.uuid4().hex[:8]}"
+        base = {
+            "DATABASE_URL": database_url(connection.settings_dict),
+            "METNOS_CELERY_QUEUE": queue,
+            "METNOS_AVAILABILITY_PREFIX": settings.METNOS_AVAILABILITY_PREFIX,
+            "METNOS_ROUTING_FILE": "",
+            "METNOS_WORKSPACES_ROOT": str(workspaces_root),
+        }
+        argv = [str(live.BIN / "celery"), "-A", "metnos_site", "worker", "--loglevel", "INFO",
+                "--concurrency", str(concurrency), "--queues", queue, "--without-gossip", "--without-mingle",
+                "-n", f"{queue}@%h"]  # fmt: skip
+        worker = live.LiveProcess(f"worker-{queue}", argv, {**base, **env})
+        started.append((worker, queue))
+        worker.wait_log("ready.")
+        return worker, queue
+
+    yield start
+    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    for worker, queue in started:
+        worker.stop()
+        client.delete(queue)
     client.close()
 
 

@@ -18,6 +18,12 @@ def turn_started(turn: Turn, text: str = "") -> dict:
     return frame
 
 
+def turn_queued(turn_id, *, position: int, running: int, limit: int) -> dict:
+    """The turn waits: its owner already has `limit` turns running (METNOS_MAX_RUNNING_TURNS_PER_USER).
+    It stays queued, `position` in their line, and starts when one of them ends."""
+    return {"type": "turn.queued", "turn_id": str(turn_id), "position": position, "running": running, "limit": limit}
+
+
 def delta(turn_id, text: str) -> dict:
     """Streamed answer text, batched (push.DeltaBatcher)."""
     return {"type": "delta", "turn_id": str(turn_id), "text": text}

@@ -8,12 +8,18 @@ import subprocess
 import sys
 from pathlib import Path
 
+from metnos_site.env import database_from_url, database_url
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def bench_url(url: str) -> str:
+    """The same server, credentials and options (?sslmode=...) as `url`, database metnos_bench."""
+    return database_url({**database_from_url(url), "NAME": "metnos_bench"})
+
+
 def setup() -> str:
-    base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/metnos").rsplit("/", 1)[0]
-    db_url = f"{base}/metnos_bench"
+    db_url = bench_url(os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/metnos"))
     os.environ.update({"DATABASE_URL": db_url, "DJANGO_SETTINGS_MODULE": "metnos_site.settings"})
     subprocess.run([sys.executable, "scripts/ensure_database.py"], cwd=ROOT, check=True)
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, check=True)

@@ -1,8 +1,13 @@
-"""Typed settings helpers: every setting comes from the environment and a bad value fails loudly."""
+"""Typed settings helpers: every setting comes from the environment (a secret, else from the file
+setup wrote into var/) and a bad value fails loudly. Importable without Django's settings: setup
+and the scripts use them too."""
 
 import os
-from urllib.parse import urlsplit
+import secrets
+from pathlib import Path
+from urllib.parse import quote, urlencode, urlsplit
 
+import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -60,26 +65,71 @@ def env_url(name: str, default: str, schemes: tuple[str, ...]) -> str:
     return raw
 
 
+def env_secret(name: str, file: Path) -> str:
+    """A secret from the environment, else from a file in var/ that setup wrote once (so it
+    survives restarts); "" when neither has it."""
+    value = os.environ.get(name, "")
+    if value:
+        return value
+    return file.read_text().strip() if file.exists() else ""
+
+
+def derived_key_pepper(secret_key: str) -> str:
+    """The pepper gateway keys were hashed with before the pepper had a setting of its own. An
+    install that has keys from then keeps this value (setup writes it), or those keys stop working."""
+    return f"metnos-key-pepper:{secret_key}"
+
+
+def ensure_key_pepper(var_dir: Path) -> Path | None:
+    """Setup: write `var_dir/key_pepper` once, unless METNOS_KEY_PEPPER is set. Run before the
+    secret key is generated: an install that already has a secret key may hold gateway keys hashed
+    with the pepper derived from it, so it gets that value; a new install gets a random one, which
+    no later rotation of the secret key touches. Returns the file written, or None."""
+    pepper_file = var_dir / "key_pepper"
+    if os.environ.get("METNOS_KEY_PEPPER") or (pepper_file.exists() and pepper_file.read_text().strip()):
+        return None
+    secret_key = env_secret("DJANGO_SECRET_KEY", var_dir / "secret_key")
+    pepper = derived_key_pepper(secret_key) if secret_key else secrets.token_urlsafe(50)
+    var_dir.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(pepper_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w") as out:
+        out.write(pepper + "\n")
+    return pepper_file
+
+
 def database_from_url(url: str, *, pool_max: int = 0) -> dict:
-    """postgres://user:password@host:port/name -> a Django DATABASES entry (psycopg 3).
+    """postgres://user:password@host:port/name?option=value -> a Django DATABASES entry (psycopg 3),
+    parsed by dj-database-url: percent-encoded user names and passwords are decoded, a host that is
+    a percent-encoded path is a Unix socket folder, and query options (sslmode, ...) become OPTIONS.
     pool_max > 0 turns on psycopg's connection pool (the way to reuse connections under ASGI)."""
-    parts = urlsplit(url)
-    name = parts.path.lstrip("/")
-    if not name:
-        raise ImproperlyConfigured(f"DATABASE_URL has no database name: {url!r}")
-    options: dict = {"connect_timeout": 5}
+    db = dict(dj_database_url.parse(url, conn_max_age=0, conn_health_checks=bool(pool_max)))
+    if not db.get("NAME"):
+        raise ImproperlyConfigured(f"DATABASE_URL has no database name: {_redacted(url)!r}")
+    if db["ENGINE"] != "django.db.backends.postgresql":
+        raise ImproperlyConfigured(f"DATABASE_URL must name a PostgreSQL database, got {_redacted(url)!r}")
+    options = {"connect_timeout": 5, **db.get("OPTIONS", {})}
     if pool_max:
         options["pool"] = {"min_size": 1, "max_size": pool_max, "timeout": 5}
-    return {
-        "ENGINE": "django.db.backends.postgresql",
-        "NAME": name,
-        "USER": parts.username or "",
-        "PASSWORD": parts.password or "",
-        "HOST": parts.hostname or "",
-        "PORT": str(parts.port or 5432),
-        "CONN_MAX_AGE": 0,
-        # With the pool: a connection broken while idle in it (the database restarted) is
-        # replaced when handed out, so the first request after an outage does not fail on it.
-        "CONN_HEALTH_CHECKS": bool(pool_max),
-        "OPTIONS": options,
-    }
+    # With the pool (CONN_HEALTH_CHECKS): a connection broken while idle in it (the database
+    # restarted) is replaced when handed out, so the first request after an outage does not fail on it.
+    return {**db, "PORT": str(db.get("PORT") or 5432), "OPTIONS": options}
+
+
+def database_url(db: dict) -> str:
+    """The inverse of database_from_url, for child processes given a DATABASES entry (tests,
+    benches): the password percent-encoded, OPTIONS other than the pool kept in the query."""
+    credentials = quote(db.get("USER") or "", safe="")
+    if db.get("PASSWORD"):
+        credentials += ":" + quote(db["PASSWORD"], safe="")
+    host = quote(db.get("HOST") or "", safe="")  # a socket folder is a path: its slashes are encoded
+    port = f":{db['PORT']}" if db.get("PORT") else ""
+    options = {k: v for k, v in (db.get("OPTIONS") or {}).items() if isinstance(v, str | int) and k != "pool"}
+    query = f"?{urlencode(options)}" if options else ""
+    return f"postgres://{credentials}{'@' if credentials else ''}{host}{port}/{quote(db['NAME'], safe='')}{query}"
+
+
+def _redacted(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    return parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@", 1)).geturl()

@@ -10,10 +10,12 @@ from django.core.exceptions import ImproperlyConfigured
 
 from metnos_site.env import (
     database_from_url,
+    derived_key_pepper,
     env_bool,
     env_float,
     env_int,
     env_list,
+    env_secret,
     env_str,
     env_url,
 )
@@ -22,17 +24,17 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("METNOS_VAR_DIR", str(BASE_DIR / "var")))
 
 DEBUG = env_bool("METNOS_DEBUG", False)
-SECRET_KEY = env_str("DJANGO_SECRET_KEY", "")
+# A local install gets a per-machine key generated once by `make run` (scripts/setup.sh); it is
+# read from var/ so sessions survive restarts. Production sets DJANGO_SECRET_KEY.
+SECRET_KEY = env_secret("DJANGO_SECRET_KEY", VAR_DIR / "secret_key")
 if not SECRET_KEY:
-    # A local install gets a per-machine key generated once by `make run` (scripts/setup.sh);
-    # it is read from var/ so sessions survive restarts. Production sets DJANGO_SECRET_KEY.
-    key_file = VAR_DIR / "secret_key"
-    if not key_file.exists():
-        raise ImproperlyConfigured(
-            f"DJANGO_SECRET_KEY is not set and {key_file} does not exist. Run `make run` once "
-            "(it generates a local key) or export DJANGO_SECRET_KEY."
-        )
-    SECRET_KEY = key_file.read_text().strip()
+    raise ImproperlyConfigured(
+        f"DJANGO_SECRET_KEY is not set and {VAR_DIR / 'secret_key'} does not exist. Run `make run` once "
+        "(it generates a local key) or export DJANGO_SECRET_KEY."
+    )
+# Rotation: the new key in DJANGO_SECRET_KEY, the old ones here (comma-separated) until the sessions,
+# password-reset links and signed values made with them have expired; then drop them.
+SECRET_KEY_FALLBACKS = env_list("DJANGO_SECRET_KEY_FALLBACKS", [])
 
 ALLOWED_HOSTS = env_list("METNOS_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("METNOS_CSRF_TRUSTED_ORIGINS", [])
@@ -187,6 +189,22 @@ CELERY_BEAT_SCHEDULE = {
 
 # Chat turns.
 METNOS_TURN_STALE_SECONDS = env_int("METNOS_TURN_STALE_SECONDS", 300)
+# A turn's time on a worker. At the soft limit it ends `error`, saying so; at the hard limit the
+# worker kills the process running it (stuck where the soft limit's exception cannot reach) and
+# another task ends it. 0 turns the soft limit off.
+METNOS_TURN_SOFT_TIME_LIMIT_S = env_int("METNOS_TURN_SOFT_TIME_LIMIT_S", 600)
+METNOS_TURN_HARD_TIME_LIMIT_S = env_int("METNOS_TURN_HARD_TIME_LIMIT_S", 660)
+if not 0 <= METNOS_TURN_SOFT_TIME_LIMIT_S < METNOS_TURN_HARD_TIME_LIMIT_S:
+    raise ImproperlyConfigured(
+        "METNOS_TURN_HARD_TIME_LIMIT_S must be greater than METNOS_TURN_SOFT_TIME_LIMIT_S (0 or more), "
+        f"got {METNOS_TURN_HARD_TIME_LIMIT_S} and {METNOS_TURN_SOFT_TIME_LIMIT_S}"
+    )
+# Turns one user may have running at once; the next wait, queued, and start as one of them ends.
+METNOS_MAX_RUNNING_TURNS_PER_USER = env_int("METNOS_MAX_RUNNING_TURNS_PER_USER", 3)
+if METNOS_MAX_RUNNING_TURNS_PER_USER < 1:
+    raise ImproperlyConfigured(
+        f"METNOS_MAX_RUNNING_TURNS_PER_USER must be 1 or more, got {METNOS_MAX_RUNNING_TURNS_PER_USER}"
+    )
 METNOS_WS_MAX_FRAME_BYTES = env_int("METNOS_WS_MAX_FRAME_BYTES", 64 * 1024)
 # Per websocket connection: frames a second and the burst allowed; a client that goes on sending
 # past it (this many dropped frames in a row) is disconnected with code 4429.
@@ -252,6 +270,7 @@ if any(not Path(p).is_absolute() for p in METNOS_WORKSPACE_ROOTS_ALLOWED):
     raise ImproperlyConfigured(f"METNOS_WORKSPACE_ROOTS_ALLOWED takes absolute paths: {METNOS_WORKSPACE_ROOTS_ALLOWED}")
 # Empty: the builtin executors in planner/executors/.
 METNOS_EXECUTORS_DIR = env_str("METNOS_EXECUTORS_DIR", "")
+METNOS_FETCH_ALLOW = env_list("METNOS_FETCH_ALLOW", [])  # host:port pairs fetched though private (planner/netguard.py)
 METNOS_JUDGE_THRESHOLD = env_float("METNOS_JUDGE_THRESHOLD", 0.30)
 # The proposer asks for the wise tier (slot 5, delegate_request); fillers use the fast tier.
 METNOS_PROPOSER_MODEL = env_str("METNOS_PROPOSER_MODEL", "local-wise")
@@ -280,8 +299,18 @@ METNOS_BILLING_PREFIX = env_str("METNOS_BILLING_PREFIX", "metnos")
 METNOS_BASELINE_MODEL = env_str("METNOS_BASELINE_MODEL", "claude-sonnet-4-5")
 METNOS_BASELINE_PROVIDER_KIND = env_str("METNOS_BASELINE_PROVIDER_KIND", "anthropic")
 
-# Gateway keys are stored as HMAC-SHA256 with this pepper (default: derived from the secret key).
-METNOS_KEY_PEPPER = env_str("METNOS_KEY_PEPPER", "") or f"metnos-key-pepper:{SECRET_KEY}"
+# Gateway keys are stored as HMAC-SHA256 with this pepper: METNOS_KEY_PEPPER, else var/key_pepper
+# (setup writes it once). A pepper of its own, not the secret key, so rotating the secret key does
+# not invalidate every key issued; changing the pepper does.
+METNOS_KEY_PEPPER = env_secret("METNOS_KEY_PEPPER", VAR_DIR / "key_pepper")
+if not METNOS_KEY_PEPPER:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            f"METNOS_KEY_PEPPER is not set and {VAR_DIR / 'key_pepper'} does not exist: gateway keys "
+            "cannot be checked. Run `make setup` (it writes one, keeping the value existing keys were "
+            "hashed with) or export METNOS_KEY_PEPPER."
+        )
+    METNOS_KEY_PEPPER = derived_key_pepper(SECRET_KEY)  # development only (METNOS_DEBUG)
 METNOS_GATEWAY_MAX_BODY_BYTES = env_int("METNOS_GATEWAY_MAX_BODY_BYTES", 4 * 1024 * 1024)
 # Threads per web process for gateway calls: each waits on its upstream, holding a database
 # connection only while it admits or settles the call.

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from planner import llm
+from planner import access, llm
 from planner.catalog import Catalog, Executor
 from planner.decision import Decision
 from planner.intent import Intent, ask_model
@@ -48,8 +48,8 @@ def candidates_for(
 def allowed(inp: TurnInput, candidates: list[Executor]) -> list[Executor]:
     if inp.plan_mode:  # planning changes nothing: tools that write, run or send are not offered
         candidates = [c for c in candidates if not CHANGES.intersection(c.capabilities)]
-    if inp.read_only:  # a member with read access: tools that read or compute only
-        candidates = [c for c in candidates if c.category in ("E", "F")]
+    if inp.read_only:  # a member with read access: what planner/access.py allows
+        candidates = [c for c in candidates if access.read_allowed(c.name)]
     if inp.allowed_tools is not None:  # a subagent's profile
         candidates = [c for c in candidates if c.name in inp.allowed_tools]
     if inp.delegate is None:

@@ -66,7 +66,8 @@ _REFERS_BACK = re.compile(
     r"\b(?:it|its|that|this|these|those|them|they|he|she|him|her|more|another|again|also|too|same|shorter|"
     r"longer|simpler|previous|above|earlier|last|continue|go on|instead|questo|questa|quello|"
     r"quella|questi|quelli|ancora|altro|altra|altri|di nuovo|anche|stesso|stessa|precedente|sopra|continua|"
-    r"invece|più corto|più breve|più lungo)\b|^(?:and|but|so|why|e|ma|quindi|perché)\b|^\W*\w+\W*$",
+    r"invece|più corto|più breve|più lungo|my|mine|me|our|mio|mia|miei|mie|nostro|nostra|you said|i said|"
+    r"i told you|hai detto|ti ho detto|mi hai detto)\b|^(?:and|but|so|why|e|ma|quindi|perché)\b|^\W*\w+\W*$",
     re.IGNORECASE,
 )
 

@@ -325,6 +325,7 @@ def context(inp: TurnInput) -> tuple[ExecContext, dict]:
         delegate=inp.delegate,
         recurring=inp.recurring,
         checkpoints=inp.checkpoints,
+        read_only=inp.read_only,
     )
     runtime = {"actor": inp.actor, "lang": inp.lang, "channel": "web", "now": now().isoformat(timespec="seconds")}
     return ctx, runtime

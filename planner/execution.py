@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from planner import answers, vaglio
+from planner import access, answers, vaglio
 from planner.catalog import Catalog
 from planner.executors.base import ExecContext
 from planner.invoke import failure, invoke
@@ -91,9 +91,13 @@ DENIED = "the user denied this step; it did not run"
 
 
 def act(executor, args: dict, *, ctx: ExecContext, index: int, request_text: str, decision: str = "") -> Acted:
-    """One action, as both modes take it: the vaglio first, then the permission policy (a
-    sensitive tool waits for a person unless `decision` already says allow or deny), then the
-    executor, then the scratchpad."""
+    """One action, as both modes take it: the member's access first (planner/access.py), the
+    vaglio, then the permission policy (a sensitive tool waits for a person unless `decision`
+    already says allow or deny), then the executor, then the scratchpad."""
+    refused = access.refusal(executor.name, ctx)
+    if refused is not None:
+        forbidden = failure("forbidden", refused)
+        return Acted(vaglio.Verdict(approved=False, reason=refused, blocked_by="access"), forbidden, forbidden)
     verdict = vaglio.examine(executor, args, workspace=ctx.workspace, request_text=request_text)
     if not verdict.approved:
         blocked = failure(f"blocked_{verdict.blocked_by}", verdict.reason)

@@ -26,6 +26,7 @@ _BY_ERROR_CLASS = {
     "forbidden": "out_of_scope",
     "blocked_guard": "out_of_scope",
     "blocked_judge": "out_of_scope",
+    "blocked_url": "out_of_scope",  # a private or local address: no other plan may reach it
     "denied": "out_of_scope",  # a person said no: the plan is not tried another way
     "blocked_hook": "out_of_scope",  # the workspace's own rule said no
 }

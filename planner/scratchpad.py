@@ -37,6 +37,11 @@ class Scratchpad:
             "hint": "the whole result is in the scratchpad; read it with scratchpad_read",
         }
 
+    def keep(self, text: str) -> str:
+        """Keeps `text` whole (a fetched page's raw HTML, beside the readable text the model
+        gets) and returns the id scratchpad_read takes."""
+        return ScratchpadEntry.objects.create(turn_id=self.turn_id, step=0, content=text).id
+
     def read(self, scratchpad_id: str) -> str | None:
         return (
             ScratchpadEntry.objects.filter(id=scratchpad_id, turn_id__in=(self.turn_id, *self.earlier))

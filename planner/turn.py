@@ -82,7 +82,7 @@ class TurnInput:
     # A subagent: its calls are billed as `worker`, it may use only its profile's tools and takes
     # at most `max_steps` steps. `delegate` starts subagents (executors.base.Delegate; None: no run_task).
     role: str = "planner"
-    # A workspace member with read access: only tools that read or compute (categories E and F).
+    # A workspace member with read access: only what planner/access.py allows (read, compute, time).
     read_only: bool = False
     allowed_tools: tuple[str, ...] | None = None
     max_steps: int | None = None

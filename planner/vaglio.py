@@ -105,7 +105,7 @@ class Verdict:
     approved: bool
     reason: str
     score: float | None = None
-    blocked_by: str | None = None  # guard | judge
+    blocked_by: str | None = None  # guard | judge | access
     judge_kind: str = "rules"
     arg_keys: tuple[str, ...] = field(default_factory=tuple)
 

@@ -59,8 +59,11 @@ if ! command -v bwrap >/dev/null 2>&1; then
   fi
 fi
 
-# 3. A per-machine secret key, unless the environment provides one.
+# 3. The gateway keys' pepper and a per-machine secret key, each unless the environment provides it.
+#    The pepper first: on an install that already has a secret key it keeps the value derived from
+#    that key, which the gateway keys issued so far were hashed with (metnos_site/env.py).
 mkdir -p var
+.venv/bin/python -c 'from pathlib import Path; from metnos_site.env import ensure_key_pepper; ensure_key_pepper(Path("var"))'
 if [ -z "${DJANGO_SECRET_KEY:-}" ] && [ ! -s var/secret_key ]; then
   (umask 077 && .venv/bin/python -c 'import secrets; print(secrets.token_urlsafe(50))' > var/secret_key)
 fi

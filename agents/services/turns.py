@@ -9,8 +9,9 @@ from dataclasses import replace
 from datetime import timedelta
 
 from celery import current_app
+from django.conf import settings
 from django.core.cache import cache
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Q
 
 from agents import frames
@@ -33,6 +34,8 @@ MAX_MESSAGE_CHARS = 32_000
 RUN_TURN_TASK = "agents.tasks.run_turn"
 DECISIONS = ("allow", "deny", "always")
 RETRY_WINDOW = timedelta(minutes=10)
+# pg_advisory_xact_lock(namespace, owner id): one owner's claims and slot releases, one at a time.
+_SLOTS_LOCK = 0x4D54  # "MT"
 
 
 def _cancel_key(turn_id) -> str:
@@ -100,16 +103,20 @@ def enqueue_turn(turn: Turn) -> bool:
     """Queue the turn's job. When the broker cannot take it the turn stays `queued` with
     `enqueue_failed`, nothing is lost, and the sweep queues it again once the broker is back
     (a job queued twice runs once: turn_claim is conditional)."""
+    if turn.enqueue_failed:
+        # Cleared before the job goes out: a worker that holds the turn again (turn_claim) sets it
+        # after this, and that must stick.
+        turn.enqueue_failed = False
+        Turn.objects.filter(pk=turn.pk).update(enqueue_failed=False)
     try:
-        current_app.send_task(RUN_TURN_TASK, args=[str(turn.id)])
+        # No time limits in the job: the worker's own (METNOS_TURN_*_TIME_LIMIT_S) apply, not those
+        # of whichever process queued it.
+        current_app.send_task(RUN_TURN_TASK, args=[str(turn.id)], time_limit=None, soft_time_limit=None)
     except Exception as exc:  # kombu raises each transport's own errors
         logger.warning("could not queue turn %s (%s: %s); the sweep retries", turn.id, exc.__class__.__name__, exc)
         turn.enqueue_failed = True
         Turn.objects.filter(pk=turn.pk).update(enqueue_failed=True)
         return False
-    if turn.enqueue_failed:
-        turn.enqueue_failed = False
-        Turn.objects.filter(pk=turn.pk).update(enqueue_failed=False)
     return True
 
 
@@ -118,15 +125,73 @@ def turns_requeue() -> int:
     return sum(enqueue_turn(turn) for turn in Turn.objects.filter(status=Turn.Status.QUEUED, enqueue_failed=True)[:500])
 
 
-def turn_claim(*, turn_id) -> Turn | None:
+def turn_claim(*, turn_id, per_user_limit: int | None = None) -> Turn | None:
     """Move a queued turn to running. Returns None when another worker (or an earlier
-    delivery of the same task) already took it: the conditional UPDATE makes this idempotent."""
-    claimed = Turn.objects.filter(id=turn_id, status=Turn.Status.QUEUED).update(
-        status=Turn.Status.RUNNING, started_at=now()
-    )
+    delivery of the same task) already took it: the conditional UPDATE makes this idempotent.
+    With `per_user_limit`, also None when its owner already has that many turns running: the turn
+    waits, queued (see _hold), and turns_start_waiting queues it again when one of them ends."""
+    with transaction.atomic():
+        if per_user_limit is not None and not _slot_free(turn_id, per_user_limit):
+            return None
+        claimed = Turn.objects.filter(id=turn_id, status=Turn.Status.QUEUED).update(
+            status=Turn.Status.RUNNING, started_at=now(), enqueue_failed=False
+        )
     if not claimed:
         return None
     return Turn.objects.select_related("session__owner", "session__workspace", "answers").get(id=turn_id)
+
+
+def _lock_slots(owner_id: int) -> None:
+    """Held to the end of the transaction: two workers claiming the same owner's turns count the
+    running ones one after the other, so both cannot pass the limit."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_SLOTS_LOCK, owner_id])
+
+
+def _running(owner_id: int) -> int:
+    return Turn.objects.filter(session__owner_id=owner_id, status=Turn.Status.RUNNING).count()
+
+
+def _slot_free(turn_id, limit: int) -> bool:
+    """Under the owner's lock: True when the turn may start (or is not queued, which the claim's
+    conditional update then finds); else the turn is held."""
+    turn = Turn.objects.filter(id=turn_id, status=Turn.Status.QUEUED).values("session_id", "session__owner_id").first()
+    if turn is None:
+        return True
+    owner_id = turn["session__owner_id"]
+    _lock_slots(owner_id)
+    running = _running(owner_id)
+    if running < limit:
+        return True
+    _hold(turn_id, turn["session_id"], owner_id, running, limit)
+    return False
+
+
+def _hold(turn_id, session_id, owner_id: int, running: int, limit: int) -> None:
+    """A held turn has no job in the broker, like one whose enqueue failed, and carries the same
+    flag: turns_start_waiting queues it again, and the sweep's requeue retries it should that be
+    missed. The session is told why it waits (`turn.queued`)."""
+    Turn.objects.filter(id=turn_id, status=Turn.Status.QUEUED).update(enqueue_failed=True)
+    waiting = Turn.objects.filter(session__owner_id=owner_id, status=Turn.Status.QUEUED)
+    position = waiting.filter(created_at__lte=Turn.objects.filter(id=turn_id).values("created_at")).count()
+    logger.info("turn %s waits: its owner has %d turns running (the limit)", turn_id, running)
+    frame = frames.turn_queued(turn_id, position=position, running=running, limit=limit)
+    transaction.on_commit(lambda: pusher.send(session_id, frame))
+
+
+def turns_start_waiting(*, owner_id: int) -> int:
+    """One of the owner's turns ended: queue again as many of their held turns, oldest first, as
+    they have free slots. Returns how many went in."""
+    with transaction.atomic():
+        _lock_slots(owner_id)
+        free = settings.METNOS_MAX_RUNNING_TURNS_PER_USER - _running(owner_id)
+        held = Turn.objects.filter(session__owner_id=owner_id, status=Turn.Status.QUEUED, enqueue_failed=True)
+        waiting = list(held.order_by("created_at")[: max(free, 0)])
+    return sum(enqueue_turn(turn) for turn in waiting)
+
+
+def _release_on_commit(owner_id: int) -> None:
+    transaction.on_commit(lambda: turns_start_waiting(owner_id=owner_id))
 
 
 @transaction.atomic
@@ -161,26 +226,9 @@ def turn_complete(*, turn: Turn, outcome: TurnOutcome, resumed: bool = False) ->
     turn.trace = outcome.trace
     turn.pending = outcome.pending
     turn.completed_at = now()
-    turn.save(
-        update_fields=[
-            "status",
-            "final_kind",
-            "layer",
-            "route",
-            "input_tokens",
-            "output_tokens",
-            "cache_read_tokens",
-            "cache_write_tokens",
-            "cost_usd",
-            "latency_ms",
-            "model_ms",
-            "error",
-            "model_calls",
-            "trace",
-            "pending",
-            "completed_at",
-        ]
-    )
+    turn.save(update_fields=["status", "final_kind", "layer", "route", "input_tokens", "output_tokens",
+                             "cache_read_tokens", "cache_write_tokens", "cost_usd", "latency_ms", "model_ms",
+                             "error", "model_calls", "trace", "pending", "completed_at"])  # fmt: skip
     if outcome.text:
         Message.objects.create(
             session_id=turn.session_id,
@@ -191,6 +239,7 @@ def turn_complete(*, turn: Turn, outcome: TurnOutcome, resumed: bool = False) ->
         )
     frame = frames.turn_completed(turn, outcome.text)
     transaction.on_commit(lambda: pusher.send(turn.session_id, frame))
+    _release_on_commit(turn.session.owner_id)
     if outcome.final_kind == "awaiting" and outcome.pending.get("kind") == "approval":
         request = frames.approval_request(turn)
         transaction.on_commit(lambda: pusher.send(turn.session_id, request))
@@ -260,28 +309,53 @@ def turn_decide(*, session: ChatSession, request_id: str, decision: str, enqueue
     return turn
 
 
+STALE_MESSAGE = "The worker handling this turn stopped before it finished. Your message is saved; send it again."
+
+
 @transaction.atomic
-def turns_fail_stale(*, older_than: timedelta) -> int:
-    """End turns whose worker died: queued or running for longer than `older_than`."""
-    cutoff = now() - older_than
+def turns_fail_stale(*, older_than: timedelta, running_older_than: timedelta | None = None) -> int:
+    """End turns whose worker died: queued for longer than `older_than`, or running for longer than
+    `running_older_than` (default: the same). A held turn (no job, see _hold) is not stale while its
+    owner has turns running: it waits for one of their slots, and is queued again when one ends."""
+    moment = now()
+    busy_owners = Turn.objects.filter(status=Turn.Status.RUNNING).values("session__owner_id")
+    waiting = Q(enqueue_failed=True, session__owner_id__in=busy_owners)
     stale = list(
-        Turn.objects.select_for_update(skip_locked=True).filter(
-            Q(status=Turn.Status.RUNNING, started_at__lt=cutoff) | Q(status=Turn.Status.QUEUED, created_at__lt=cutoff)
+        Turn.objects.select_for_update(skip_locked=True, of=("self",))
+        .select_related("session")
+        .filter(
+            Q(status=Turn.Status.RUNNING, started_at__lt=moment - (running_older_than or older_than))
+            | (Q(status=Turn.Status.QUEUED, created_at__lt=moment - older_than) & ~waiting)
         )
     )
-    message = "The worker handling this turn stopped before it finished. Your message is saved; send it again."
     for turn in stale:
-        turn.status = Turn.Status.COMPLETED
-        turn.final_kind = "error"
-        turn.error = "stale: no worker finished this turn"
-        turn.completed_at = now()
-        turn.save(update_fields=["status", "final_kind", "error", "completed_at"])
-        # Stored, not only pushed: a page opened later shows it too.
-        Message.objects.create(session_id=turn.session_id, turn=turn, role=Message.Role.ASSISTANT, text=message,
-                               blocks=IRMessage.text("assistant", message).to_dict()["blocks"])  # fmt: skip
-        frame = frames.turn_completed(turn, message)
-        transaction.on_commit(lambda frame=frame, sid=turn.session_id: pusher.send(sid, frame))
+        _end_in_error(turn, "stale: no worker finished this turn", STALE_MESSAGE)
     return len(stale)
+
+
+@transaction.atomic
+def turn_stop(*, turn_id, error: str, text: str) -> bool:
+    """End a turn that no worker will finish (its process was killed at the time limit) as an
+    error that says why. False when it is no longer running."""
+    turn = Turn.objects.select_for_update().select_related("session").filter(id=turn_id).first()
+    if turn is None or turn.status != Turn.Status.RUNNING:
+        return False
+    _end_in_error(turn, error, text)
+    return True
+
+
+def _end_in_error(turn: Turn, error: str, text: str) -> None:
+    turn.status = Turn.Status.COMPLETED
+    turn.final_kind = "error"
+    turn.error = error
+    turn.completed_at = now()
+    turn.save(update_fields=["status", "final_kind", "error", "completed_at"])
+    # Stored, not only pushed: a page opened later shows it too.
+    Message.objects.create(session_id=turn.session_id, turn=turn, role=Message.Role.ASSISTANT, text=text,
+                           blocks=IRMessage.text("assistant", text).to_dict()["blocks"])  # fmt: skip
+    frame = frames.turn_completed(turn, text)
+    transaction.on_commit(lambda: pusher.send(turn.session_id, frame))
+    _release_on_commit(turn.session.owner_id)
 
 
 def _normalized(text: str) -> str:

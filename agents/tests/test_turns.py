@@ -61,6 +61,7 @@ def test_a_redelivered_task_does_not_run_the_turn_twice(session, settings):
 
 def test_the_periodic_sweep_ends_turns_whose_worker_died(session, settings):
     settings.METNOS_TURN_STALE_SECONDS = 60
+    settings.METNOS_TURN_HARD_TIME_LIMIT_S = 30  # a running turn is stale past both
     stuck = Turn.objects.create(session=session, status=Turn.Status.RUNNING, started_at=now() - timedelta(minutes=5))
     fresh = Turn.objects.create(session=session, status=Turn.Status.RUNNING, started_at=now())
     lost = Turn.objects.create(session=session)

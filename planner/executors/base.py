@@ -26,6 +26,7 @@ ERROR_CLASSES = (
     "timeout",
     "crashed",
     "bad_output",
+    "blocked_url",  # planner.netguard: an address this server does not fetch
 )
 
 
@@ -40,6 +41,8 @@ class ScratchpadStore(Protocol):
     def read(self, scratchpad_id: str) -> str | None: ...
 
     def observe(self, step: int, result: dict) -> dict: ...
+
+    def keep(self, text: str) -> str: ...
 
 
 class MemoryStore(Protocol):
@@ -130,6 +133,8 @@ class ExecContext:
     hooks: HookRunner | None = None
     delegate: Delegate | None = None
     recurring: RecurringStore | None = None
+    # A workspace member with read access: planner/access.py decides which steps may run.
+    read_only: bool = False
     checkpoints: CheckpointStore | None = None  # None: nothing is kept for undo (planner tests, benches)
     extra: dict[str, Any] = field(default_factory=dict)
 

@@ -130,7 +130,8 @@ def test_a_local_model_answering_a_message_that_stands_alone_sees_no_history():
     alone = "What is the capital of France?"
     assert direct.history_for(history, local=True, text=alone) == ()
     assert direct.history_for(history, local=False, text=alone) == history
-    for text in ("Write another one.", "make it shorter", "why?", "Scrivine un altro.", "e in inglese?", "again"):
+    for text in ("Write another one.", "make it shorter", "why?", "Scrivine un altro.", "e in inglese?", "again",
+                 "What is my name?", "come mi hai detto?"):  # fmt: skip
         assert direct.history_for(history, local=True, text=text) == history, text
     for text in ("Write a haiku about the sea.", "Qual è la capitale della Francia?", "Explain what a CSV file is."):
         assert not direct.refers_back(text), text

@@ -327,6 +327,10 @@
         setBusy(true);
         break;
       }
+      case "turn.queued": {
+        setStatus(interpolate(gettext("Waiting: %(running)s of your turns are running, the most at once; this one starts when one of them ends."), { running: frame.running }, true));
+        break;
+      }
       case "delta": {
         const el = bubbles.get(frame.turn_id);
         if (el) {

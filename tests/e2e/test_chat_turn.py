@@ -60,7 +60,9 @@ def test_a_second_turn_sees_the_first_as_history(live_stack, alice):
     session_id = client.create_session()
     with client.websocket(session_id) as ws:
         run_turn(ws, "My name is Ada.")
-        frames = [frame for _, frame in run_turn(ws, "Say hello.")]
+        # A message that leans on the conversation ("my name"): the local model sees the history
+        # (one that stands alone does not: planner.direct.history_for).
+        frames = [frame for _, frame in run_turn(ws, "Say hello, using my name.")]
     assert frames[-1]["final_kind"] == "answer"
     second = Turn.objects.get(id=frames[-1]["turn_id"])
     assert second.input_tokens > Turn.objects.exclude(id=second.id).get(session_id=session_id).input_tokens

@@ -1,18 +1,23 @@
 """Login throttling (django-axes): failures lock out a username from one client IP, not the
 username everywhere; the cool-off ends it; X-Forwarded-For names the client only when a trusted
-proxy sent it. The admin's log-in is throttled the same way."""
+proxy sent it. The admin's log-in is throttled the same way, and a fifty-guess attack over real
+HTTP on the live server locks out the attacker's address while the real user logs in."""
 
 import os
+import re
 import subprocess
 import sys
 from datetime import timedelta
 from pathlib import Path
 
+import httpx
 import pytest
 from axes.models import AccessAttempt
 from django.contrib.auth import get_user_model
 from django.db.models import F
 from django.test import Client
+
+from tests import live
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]
@@ -105,3 +110,45 @@ def test_a_malformed_trusted_proxy_setting_fails_loudly():
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert result.returncode != 0 and "METNOS_TRUSTED_PROXIES takes IP addresses or CIDRs" in result.stderr
+
+
+class Browser:
+    """A real HTTP client of the live server from its own loopback address (Linux routes all of
+    127.0.0.0/8 to lo), so the server sees a different client IP per browser, as on a network."""
+
+    def __init__(self, server: str, address: str):
+        self.server = server
+        self.http = httpx.Client(transport=httpx.HTTPTransport(local_address=address), timeout=10)
+
+    def log_in(self, password: str, username: str = "alice") -> httpx.Response:
+        form = self.http.get(f"{self.server}/accounts/login/")
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form.text).group(1)
+        data = {"username": username, "password": password, "csrfmiddlewaretoken": token}
+        return self.http.post(f"{self.server}/accounts/login/", data=data)
+
+
+@pytest.fixture
+def live_web():
+    """daphne alone (no worker or model server: logging in needs neither) on the test database."""
+    from django.db import connection
+
+    from metnos_site.env import database_url
+
+    port = live.free_port()
+    web = live.start_web(port, {"DATABASE_URL": database_url(connection.settings_dict), "METNOS_TRUSTED_PROXIES": ""})
+    yield f"http://127.0.0.1:{port}"
+    web.stop()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_fifty_wrong_passwords_over_http_lock_out_that_address_and_not_the_real_user(alice, live_web, settings):
+    attacker, user = Browser(live_web, "127.0.0.2"), Browser(live_web, "127.0.0.3")
+    statuses = [attacker.log_in(f"guess-{n}").status_code for n in range(50)]
+    limit = settings.AXES_FAILURE_LIMIT
+    assert statuses == [200] * (limit - 1) + [429] * (50 - limit + 1)
+    assert attacker.log_in(PASSWORD).status_code == 429, "the right password does not get through from there"
+    assert set(AccessAttempt.objects.values_list("username", "ip_address")) == {("alice", "127.0.0.2")}
+
+    response = user.log_in(PASSWORD)
+    assert response.status_code == 302 and response.headers["location"] == "/"
+    assert user.http.get(f"{live_web}/").status_code == 200, "logged in"

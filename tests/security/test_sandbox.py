@@ -125,3 +125,72 @@ def test_a_shell_command_that_builds_an_outside_path_at_run_time_finds_nothing_t
     assert acted.result["sandboxed"] and SECRET not in repr(acted.result)
     assert "No such file" in acted.result["stderr"] and "root:" not in acted.result["stdout"]
     assert (workspace / "inside.txt").read_text() == "made\n", "the workspace itself stays writable"
+
+
+def shell(workspace, command):
+    return act(catalog().get("run_shell"), {"command": command}, ctx=ExecContext(workspace=workspace, scratchpad=Pad()),
+               index=1, request_text=f"run {command}")  # fmt: skip
+
+
+@pytest.fixture
+def no_bwrap(tmp_path, monkeypatch):
+    """A worker whose PATH holds no bubblewrap, as on a server where it is not installed."""
+    empty = tmp_path / "bin-without-bwrap"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    return empty
+
+
+@pytest.mark.parametrize("setting", [None, "require", "auto"])
+def test_it_refuses_the_shell_when_bubblewrap_is_missing(arena, no_bwrap, monkeypatch, setting):
+    from planner.executors.run_shell.run import UNCONFINED
+
+    if setting is None:
+        monkeypatch.delenv("METNOS_SHELL_SANDBOX", raising=False)
+    else:
+        monkeypatch.setenv("METNOS_SHELL_SANDBOX", setting)
+    _, workspace = arena
+    acted = shell(workspace, "touch ran.txt")
+    assert acted.verdict.approved, "the vaglio let it through: the missing sandbox is what stops it"
+    assert acted.result == {"ok": False, "error_class": "forbidden", "error": UNCONFINED}
+    assert "METNOS_SHELL_SANDBOX=off" in UNCONFINED and "unconfined" in UNCONFINED
+    assert not (workspace / "ran.txt").exists(), "the command did not run"
+
+
+def test_it_refuses_the_shell_when_bubblewrap_cannot_make_its_namespaces(arena, no_bwrap, monkeypatch):
+    monkeypatch.delenv("METNOS_SHELL_SANDBOX", raising=False)
+    fake = no_bwrap / "bwrap"  # installed, but refused by the kernel, as in an unprivileged container
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    _, workspace = arena
+    acted = shell(workspace, "touch ran.txt")
+    assert acted.result["error_class"] == "forbidden" and "bubblewrap cannot run here" in acted.result["error"]
+    assert not (workspace / "ran.txt").exists()
+
+
+def test_an_operator_may_allow_the_unconfined_shell_knowingly(arena, no_bwrap, monkeypatch):
+    monkeypatch.setenv("METNOS_SHELL_SANDBOX", "off")
+    _, workspace = arena
+    acted = shell(workspace, "touch ran.txt")
+    assert acted.result["ok"] and acted.result["sandboxed"] is False
+    assert (workspace / "ran.txt").exists()
+
+
+def test_it_refuses_the_shell_on_a_sandbox_setting_it_does_not_know(arena, monkeypatch):
+    monkeypatch.setenv("METNOS_SHELL_SANDBOX", "no")
+    _, workspace = arena
+    acted = shell(workspace, "touch ran.txt")
+    assert acted.result["error_class"] == "forbidden" and "METNOS_SHELL_SANDBOX='no'" in acted.result["error"]
+    assert not (workspace / "ran.txt").exists()
+
+
+def test_the_shell_runs_sandboxed_by_default_where_bubblewrap_works(arena, monkeypatch):
+    from planner.executors.run_shell.run import _bwrap
+
+    if _bwrap() is None:
+        pytest.skip("bubblewrap is not installed or cannot make namespaces here")
+    monkeypatch.delenv("METNOS_SHELL_SANDBOX", raising=False)
+    _, workspace = arena
+    acted = shell(workspace, "touch ran.txt")
+    assert acted.result["ok"] and acted.result["sandboxed"] is True
+    assert (workspace / "ran.txt").exists()
