@@ -8,9 +8,9 @@ from dataclasses import dataclass, replace
 from django.http import HttpResponse, JsonResponse
 
 from billing import gate, metering
-from core.clock import monotonic_ms
+from core.clock import monotonic_ms, now
 from core.ir import ChatRequest
-from gateway import inbound, model_choice, settlement, streaming
+from gateway import failures, headers, inbound, model_choice, settlement, streaming
 from gateway.failures import Failure, provider_failure
 from gateway.shapes import SHAPES
 from gateway.threads import release_db
@@ -36,10 +36,17 @@ def handle(request, shape_name: str) -> HttpResponse:
     finally:
         release_db()
     if prepared.canonical.stream:
-        return streaming.open_stream(
-            prepared.shape, prepared.asked, prepared.model, prepared.canonical, prepared.admitted
+        response = streaming.open_stream(
+            prepared.shape,
+            prepared.asked,
+            prepared.model,
+            prepared.canonical,
+            prepared.admitted,
+            headers.request_id(request),
         )
-    return _complete(prepared)
+    else:
+        response = _complete(prepared)
+    return headers.stamp(request, response, shape_name)
 
 
 def _prepare(request, shape_name: str, started: float) -> Prepared:
@@ -53,15 +60,30 @@ def _prepare(request, shape_name: str, started: float) -> Prepared:
     canonical = replace(canonical, model=model.api_model, max_tokens=canonical.max_tokens or model.max_output_tokens)
     identity = gate.Identity(user_id=key.user_id, team_id=key.team_id, key_id=str(key.id))
     call = metering.Call(model=model, identity=identity, role="gateway", inbound_shape=shape_name, slot=slot)
+    refused = None
     try:
         admitted = metering.admit(call, prompt_tokens=prompt_tokens, max_tokens=canonical.max_tokens, started=started)
-    except gate.Refused as refused:
-        if refused.kind == "budget":
-            raise Failure(429 if shape_name == "openai" else 402, str(refused)) from refused
-        raise Failure(429, str(refused), retry_after=refused.retry_after) from refused
+    except gate.Refused as exc:
+        refused = exc
+    # What is left of the rate limits this call met goes out with whatever answer it gets.
+    at = now()
+    left = headers.rate_left(identity, at)
+    headers.add(request, headers.rate_headers(shape_name, left, at))
+    if refused is not None:
+        raise _refusal(refused, left) from refused
+    headers.admitted(request, admitted.opened.entry_id)
     if asked in model_choice.AUTO:
         asked = model.name  # the answer names the model that served it
     return Prepared(shape, asked, model, canonical, admitted)
+
+
+def _refusal(refused: gate.Refused, left: headers.Left | None) -> Failure:
+    """A budget says no until a person acts: `insufficient_quota`. A rate limit says which limit
+    (requests or tokens) and when to come back."""
+    if refused.kind == "budget":
+        return Failure(429, str(refused), reason=failures.QUOTA)
+    reason = failures.RATE_LIMIT_TOKENS if left and left.exceeded == "tokens" else failures.RATE_LIMIT_REQUESTS
+    return Failure(429, str(refused), refused.retry_after, reason=reason)
 
 
 def _complete(prepared: Prepared) -> JsonResponse:

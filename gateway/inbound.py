@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import json
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
+
 from core.ir import ChatRequest
-from gateway import keys
-from gateway.failures import Failure
+from gateway import failures, keys
+from gateway.failures import Failure, error_response
 from gateway.models import GatewayKey
 from gateway.shapes import BadRequest
+from gateway.threads import in_pool
 
 
 def raw_key(request) -> str | None:
@@ -20,10 +24,11 @@ def raw_key(request) -> str | None:
 
 
 def authenticate(request) -> GatewayKey:
+    raw = raw_key(request)
     try:
-        return keys.authenticate(raw_key(request))
+        return keys.authenticate(raw)
     except keys.KeyRejected as exc:
-        raise Failure(401, str(exc)) from exc
+        raise Failure(401, str(exc), reason=failures.INVALID_KEY if raw else failures.MISSING_KEY) from exc
 
 
 def json_body(request) -> dict:
@@ -45,3 +50,21 @@ def parse(shape, body: dict) -> tuple[str, ChatRequest]:
         raise Failure(400, str(exc)) from exc
     except (TypeError, AttributeError, KeyError, ValueError) as exc:
         raise Failure(400, f"malformed request body ({exc.__class__.__name__}: {exc})") from exc
+
+
+async def served(request, shape, handle, *args):
+    """A POST endpoint's common front: the method, the body's size (refused before it is read
+    whole), then `handle(request, *args)` on a gateway thread; a Failure becomes the shape's error."""
+    if request.method != "POST":
+        return error_response(shape, Failure(405, "use POST"), request)
+    limit = settings.METNOS_GATEWAY_MAX_BODY_BYTES
+    try:
+        if int(request.headers.get("Content-Length") or 0) > limit:
+            raise RequestDataTooBig
+        request.body  # noqa: B018  (read now: a body over DATA_UPLOAD_MAX_MEMORY_SIZE raises here)
+    except (RequestDataTooBig, ValueError):
+        return error_response(shape, Failure(413, f"request body is larger than {limit} bytes"), request)
+    try:
+        return await in_pool(handle)(request, *args)
+    except Failure as failure:
+        return error_response(shape, failure, request)

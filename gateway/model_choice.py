@@ -5,6 +5,7 @@ slot 1 (the per-message override)."""
 from __future__ import annotations
 
 from core.ir import ChatRequest, ImageBlock
+from gateway import failures
 from gateway.failures import Failure
 from gateway.models import GatewayKey
 from routing import policy as policies
@@ -30,13 +31,29 @@ def _known(asked: str) -> ModelConfig:
         try:
             model = registry.resolve(asked)
         except UnknownModel as exc:
-            raise Failure(400, f"{exc}. GET /v1/models lists the models you can use") from exc
+            raise Failure(
+                404, f"{exc}. GET /v1/models lists the models you can use", reason=failures.MODEL_NOT_FOUND
+            ) from exc
+    return model
+
+
+def visible(asked: str, key: GatewayKey) -> ModelConfig:
+    """The model GET /v1/models/{id} describes: one that GET /v1/models lists for this key."""
+    model = _known(asked)
+    if not model.enabled:
+        raise Failure(404, f"model {asked!r} is disabled", reason=failures.MODEL_NOT_FOUND)
+    _check_allowed(key, asked, model)
     return model
 
 
 def _check_allowed(key: GatewayKey, asked: str, model: ModelConfig) -> None:
     if key.allowed_models and asked not in key.allowed_models and model.name not in key.allowed_models:
-        raise Failure(400, f"this key may not use model {asked!r}; it may use: {', '.join(key.allowed_models)}")
+        # As the real APIs do, a model the key may not use is one it cannot see (GET /v1/models).
+        raise Failure(
+            404,
+            f"this key may not use model {asked!r}; it may use: {', '.join(key.allowed_models)}",
+            reason=failures.MODEL_NOT_FOUND,
+        )
 
 
 def _pinned(asked: str, key: GatewayKey, prompt_tokens: int) -> ModelConfig:
@@ -48,11 +65,15 @@ def _pinned(asked: str, key: GatewayKey, prompt_tokens: int) -> ModelConfig:
         raise Failure(503, f"model {asked!r} cannot serve: {model.api_key_env or 'its provider'} is not configured")
     reason = availability.unavailable_reason(model.name, model.provider)
     if reason:
-        raise Failure(503, f"model {asked!r} is unavailable right now ({reason}); try again shortly")
+        raise Failure(
+            503, f"model {asked!r} is unavailable right now ({reason}); try again shortly", reason=failures.OVERLOADED
+        )
     if prompt_tokens > model.context_window:
         raise Failure(
             400,
             f"the prompt (~{prompt_tokens} tokens) is longer than {asked}'s context window ({model.context_window})",
+            reason=failures.CONTEXT_LENGTH,
+            param="messages",
         )
     return model
 

@@ -5,6 +5,7 @@ from django.views.i18n import JavaScriptCatalog
 
 from agents import views as agent_views
 from gateway import account as gateway_account
+from gateway import embeddings as gateway_embeddings
 from gateway import views as gateway_views
 from metnos_site import analytics
 from metnos_site.api import api
@@ -21,6 +22,8 @@ urlpatterns = [
     path("v1/messages", gateway_views.completions, name="v1-messages"),
     path("v1/messages/count_tokens", gateway_views.count_tokens, name="v1-count-tokens"),
     path("v1/models", gateway_views.models, name="v1-models"),
+    path("v1/models/<path:model_id>", gateway_views.model, name="v1-model"),
+    path("v1/embeddings", gateway_embeddings.create, name="v1-embeddings"),
     path("dashboard/", analytics.dashboard, name="dashboard"),
     path("dashboard/<str:page>/", analytics.dashboard, name="dashboard-page"),
     path("usage/", analytics.usage, name="usage"),

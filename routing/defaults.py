@@ -10,7 +10,15 @@ PROVIDERS = [
         "base_url": "https://api.anthropic.com",
         "api_key_env": "ANTHROPIC_API_KEY",
     },
-    {"name": "openai", "kind": "openai", "base_url": "https://api.openai.com", "api_key_env": "OPENAI_API_KEY"},
+    {
+        "name": "openai",
+        "kind": "openai",
+        "base_url": "https://api.openai.com",
+        "api_key_env": "OPENAI_API_KEY",
+        # A reasoning model may think in silence before its first chunk; Anthropic and OpenRouter
+        # send keep-alives (ping events, SSE comments), so the model's default of 120 s suits them.
+        "idle_timeout_s": 300.0,
+    },
     {
         "name": "openrouter",
         "kind": "openrouter",
@@ -19,8 +27,38 @@ PROVIDERS = [
     },
 ]
 
-_CLAUDE = {"supports_vision": True, "supports_tools": True, "context_window": 200_000, "tier": "frontier"}
-_GPT = {"supports_vision": True, "supports_tools": True, "supports_structured_output": True, "context_window": 400_000}
+# Parameter rules (routing/params.py), from the providers' documentation. OpenAI's reasoning models
+# (gpt-5 family, o1, o3, o4-mini) take max_completion_tokens, not max_tokens, and only the default
+# of the sampling parameters. Anthropic's temperature runs from 0 to 1, and its 4.5 models refuse
+# temperature and top_p together (the migration guide). OpenRouter and llama.cpp take the payload as is.
+OPENAI_REASONING_RULES = {
+    "rename": {"max_tokens": "max_completion_tokens"},
+    "drop": [
+        "temperature",
+        "top_p",
+        "presence_penalty",
+        "frequency_penalty",
+        "logprobs",
+        "top_logprobs",
+        "logit_bias",
+    ],
+}
+ANTHROPIC_RULES = {"clamp": {"temperature": [0, 1]}, "exclusive": [["temperature", "top_p"]]}
+
+_CLAUDE = {
+    "supports_vision": True,
+    "supports_tools": True,
+    "context_window": 200_000,
+    "tier": "frontier",
+    "params": {"rules": ANTHROPIC_RULES},
+}
+_GPT = {
+    "supports_vision": True,
+    "supports_tools": True,
+    "supports_structured_output": True,
+    "context_window": 400_000,
+    "params": {"rules": OPENAI_REASONING_RULES},
+}
 # The local tiers share the shipped GGUF and differ in per-call parameters. Its server is started
 # with n_ctx = METNOS_LOCAL_MODEL_CTX (4096 by default).
 _LOCAL = {"supports_tools": True, "supports_structured_output": True, "context_window": 4096, "max_output_tokens": 1024}
@@ -104,10 +142,12 @@ MODELS = [
 def seed(provider_model, chat_model_model) -> None:
     """Create the default rows that are missing. Takes the model classes so a data migration
     can pass its historical models."""
+    # An early migration's model lacks the fields added since; a later migration fills them.
+    known = {f.name for f in provider_model._meta.get_fields()}
     providers = {}
     for spec in PROVIDERS:
         providers[spec["name"]], _ = provider_model.objects.get_or_create(
-            name=spec["name"], defaults={k: v for k, v in spec.items() if k != "name"}
+            name=spec["name"], defaults={k: v for k, v in spec.items() if k != "name" and k in known}
         )
     for spec in MODELS:
         fields = {k: v for k, v in spec.items() if k not in ("name", "provider")}

@@ -4,6 +4,7 @@ from django.db import models
 from pgvector.django import HnswIndex, VectorField
 
 from core.clock import new_id
+from routing import params as param_rules
 
 PATTERN_DIMENSIONS = 24
 
@@ -24,11 +25,33 @@ class Provider(models.Model):
         max_length=300, blank=True, help_text="Empty for the local provider: METNOS_LOCAL_MODEL_URL is used."
     )
     api_key_env = models.CharField(max_length=100, blank=True, help_text="Environment variable holding the API key.")
-    timeout_s = models.FloatField(default=60.0)
+    # The local provider's limits come from METNOS_MODEL_TIMEOUT_S and METNOS_MODEL_CONNECT_TIMEOUT_S,
+    # the settings its server is started with, not from these fields.
+    connect_timeout_s = models.FloatField(default=5.0, help_text="Seconds to open a connection.")
+    first_byte_timeout_s = models.FloatField(
+        default=300.0, help_text="Streamed calls: seconds until the response starts."
+    )
+    idle_timeout_s = models.FloatField(
+        default=120.0,
+        help_text="Streamed calls: seconds with nothing received before the call fails. There is no total.",
+    )
+    total_timeout_s = models.FloatField(
+        default=600.0, help_text="Calls answered in one piece: seconds from the request to the whole answer."
+    )
     enabled = models.BooleanField(default=True)
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def timeout_s(self) -> float:
+        """The longest wait after connecting, for code that thinks in one number."""
+        return max(self.first_byte_timeout_s, self.idle_timeout_s, self.total_timeout_s)
+
+    @timeout_s.setter
+    def timeout_s(self, seconds: float) -> None:
+        # One limit for every wait, as the single field it replaced (tests make providers hang with it).
+        self.first_byte_timeout_s = self.idle_timeout_s = self.total_timeout_s = seconds
 
 
 class ChatModel(models.Model):
@@ -52,7 +75,13 @@ class ChatModel(models.Model):
     params = models.JSONField(
         default=dict,
         blank=True,
-        help_text='Per-call parameters: {"max_tokens": 256, "temperature": 0.2, "reasoning": false}',
+        help_text=(
+            'Per-call parameters: {"max_tokens": 256, "temperature": 0.2, "reasoning": false}. '
+            '"rules" fixes the payload for what the provider refuses, applied in this order: '
+            '{"drop": ["temperature"], "clamp": {"temperature": [0, 1]}, "exclusive": [["temperature", "top_p"]], '
+            '"rename": {"max_tokens": "max_completion_tokens"}, "default": {"field": "value"}} '
+            "(keys are the provider's wire fields; see routing/params.py)."
+        ),
     )
     enabled = models.BooleanField(default=True)
 
@@ -63,6 +92,10 @@ class ChatModel(models.Model):
         return self.name
 
     def clean(self) -> None:
+        try:
+            param_rules.parse((self.params or {}).get("rules"))
+        except param_rules.InvalidRules as exc:
+            raise ValidationError({"params": f"rules: {exc}"}) from exc
         taken = set(
             ChatModel.objects.exclude(pk=self.pk).filter(aliases__overlap=self.aliases).values_list("name", flat=True)
         )

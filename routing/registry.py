@@ -17,9 +17,10 @@ from django.core.cache import cache
 from django.core.exceptions import ImproperlyConfigured
 
 from core.tokens import counter, estimate
+from routing import params as param_rules
 from routing.local import model_path
 from routing.providers.anthropic import AnthropicAdapter
-from routing.providers.base import ProviderAdapter
+from routing.providers.base import ProviderAdapter, Timeouts
 from routing.providers.local import LocalLlamaAdapter
 from routing.providers.openai_compat import OpenAICompatAdapter, OpenRouterAdapter
 
@@ -42,7 +43,7 @@ class ModelConfig:
     api_model_name: str = ""
     stored_base_url: str = ""
     api_key_env: str = ""
-    timeout_s: float = 60.0
+    timeouts: Timeouts = field(default_factory=Timeouts)
     aliases: tuple[str, ...] = ()
     tier: str = ""
     supports_vision: bool = False
@@ -57,6 +58,20 @@ class ModelConfig:
     @property
     def is_local(self) -> bool:
         return self.provider_kind == "local"
+
+    @property
+    def rules(self) -> param_rules.ParamRules:
+        """What the provider's API refuses or names differently (params["rules"]; routing/params.py)."""
+        return param_rules.parse(self.params.get("rules"))
+
+    @property
+    def call_timeouts(self) -> Timeouts:
+        """The local server keeps its own settings: it is started with them (METNOS_MODEL_TIMEOUT_S
+        bounds every wait, as it always has)."""
+        if self.is_local:
+            seconds = settings.METNOS_MODEL_TIMEOUT_S
+            return Timeouts.uniform(seconds, connect_s=settings.METNOS_MODEL_CONNECT_TIMEOUT_S)
+        return self.timeouts
 
     @property
     def base_url(self) -> str:
@@ -132,6 +147,16 @@ class Registry:
         return list(self.models.values())
 
 
+def _checked_params(row) -> dict:
+    """The row's params, its rules checked now: a bad edit made outside the admin (which checks
+    them too) fails loudly here, naming the model, rather than on its first call."""
+    try:
+        param_rules.parse((row.params or {}).get("rules"))
+    except param_rules.InvalidRules as exc:
+        raise ImproperlyConfigured(f"model {row.name}: params.rules: {exc}") from exc
+    return dict(row.params or {})
+
+
 def _load() -> Registry:
     from routing.models import ChatModel
 
@@ -145,7 +170,12 @@ def _load() -> Registry:
                 api_model_name=row.api_model,
                 stored_base_url=row.provider.base_url,
                 api_key_env=row.provider.api_key_env,
-                timeout_s=row.provider.timeout_s,
+                timeouts=Timeouts(
+                    connect_s=row.provider.connect_timeout_s,
+                    first_byte_s=row.provider.first_byte_timeout_s,
+                    idle_s=row.provider.idle_timeout_s,
+                    total_s=row.provider.total_timeout_s,
+                ),
                 aliases=tuple(row.aliases),
                 tier=row.tier,
                 supports_vision=row.supports_vision,
@@ -154,7 +184,7 @@ def _load() -> Registry:
                 supports_structured_output=row.supports_structured_output,
                 context_window=row.context_window,
                 max_output_tokens=row.max_output_tokens,
-                params=dict(row.params or {}),
+                params=_checked_params(row),
                 enabled=row.enabled and row.provider.enabled,
             )
             for row in rows
@@ -215,7 +245,9 @@ _adapters_lock = threading.Lock()
 
 
 def adapter_for(model: ModelConfig) -> ProviderAdapter:
-    key = (model.provider_kind, model.base_url, model.api_key, model.timeout_s)
+    """The pooled adapter of the model's endpoint, timeouts and parameter rules: models that share
+    all of them share one connection pool, and an edit to any makes a new adapter."""
+    key = (model.provider_kind, model.base_url, model.api_key, model.call_timeouts, model.rules)
     with _adapters_lock:
         adapter = _adapters.get(key)
         if adapter is None:
@@ -225,11 +257,7 @@ def adapter_for(model: ModelConfig) -> ProviderAdapter:
 
 
 def _build_adapter(model: ModelConfig) -> ProviderAdapter:
-    common = {
-        "base_url": model.base_url,
-        "timeout_s": model.timeout_s if not model.is_local else settings.METNOS_MODEL_TIMEOUT_S,
-        "connect_timeout_s": settings.METNOS_MODEL_CONNECT_TIMEOUT_S,
-    }
+    common = {"base_url": model.base_url, "timeouts": model.call_timeouts, "rules": model.rules}
     if model.provider_kind == "local":
         return LocalLlamaAdapter(**common)
     if model.provider_kind == "anthropic":

@@ -124,3 +124,19 @@ def completion(content: str) -> Reply:
 def plan(*steps, final="") -> Reply:
     """A scripted plan: plan(("read_files", {"paths": ["a.md"]}), final="${step1.count}")."""
     return completion(json.dumps({"steps": [{"tool": t, "args": a} for t, a in steps], "final_message": final}))
+
+
+def embeddings(vectors: list[list[float]], prompt_tokens: int, model: str = "text-embedding-3-small") -> Reply:
+    """An OpenAI /v1/embeddings answer with these vectors, as floats."""
+    data = [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vectors)]
+    usage = {"prompt_tokens": prompt_tokens, "total_tokens": prompt_tokens}
+    return Reply(json_body={"object": "list", "data": data, "model": model, "usage": usage})
+
+
+def paced(events: list[str | tuple[str, str]], gap_s: float):
+    """Server-sent events for Reply(sse_events=...) written `gap_s` apart: a stream that is slow
+    but never silent for longer than the gap."""
+    for index, event in enumerate(events):
+        if index:
+            time.sleep(gap_s)
+        yield event

@@ -23,6 +23,7 @@ from core.ir import (
     ToolUseStart,
     ToolUseStop,
 )
+from gateway import failures
 from gateway.shapes.common import BadRequest, check_common, model_and_messages, object_of, positive_int, text_of
 from routing.providers.anthropic import usage_to_wire
 
@@ -170,12 +171,20 @@ class AnthropicShape:
                 )
                 yield sse("message_stop")
 
+    # As api.anthropic.com answers (its errors page): a type per status, any other 4xx an
+    # `invalid_request_error`; an overloaded upstream is its 529, a spent budget its 402.
     _TYPES = {400: "invalid_request_error", 401: "authentication_error", 402: "billing_error", 403: "permission_error",
               404: "not_found_error", 413: "request_too_large", 429: "rate_limit_error", 500: "api_error",
-              502: "api_error", 503: "overloaded_error"}  # fmt: skip
+              504: "timeout_error", 529: "overloaded_error"}  # fmt: skip
+    _STATUS = {failures.QUOTA: 402, failures.OVERLOADED: 529}
 
-    def error(self, status: int, message: str, code: str | None = None) -> dict:
-        return {"type": "error", "error": {"type": self._TYPES.get(status, "api_error"), "message": message}}
+    def error(self, failure: failures.Failure, request_id: str | None = None) -> tuple[int, dict]:
+        status = self._STATUS.get(failure.reason, failure.status)
+        kind = self._TYPES.get(status) or ("invalid_request_error" if status < 500 else "api_error")
+        body = {"type": "error", "error": {"type": kind, "message": failure.message}}
+        if request_id:
+            body["request_id"] = request_id
+        return status, body
 
-    def stream_error(self, status: int, message: str) -> bytes:
-        return f"event: error\ndata: {json.dumps(self.error(status, message))}\n\n".encode()
+    def stream_error(self, failure: failures.Failure, request_id: str | None = None) -> bytes:
+        return f"event: error\ndata: {json.dumps(self.error(failure, request_id)[1])}\n\n".encode()

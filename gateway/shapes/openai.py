@@ -25,6 +25,7 @@ from core.ir import (
     ToolUseStart,
     Usage,
 )
+from gateway import failures
 from gateway.shapes.common import BadRequest, check_common, model_and_messages, object_of, positive_int, text_of
 
 
@@ -166,14 +167,20 @@ class OpenAIShape:
         yield b"data: [DONE]\n\n"
 
     # -- errors -------------------------------------------------------------------------------
-    _TYPES = {400: "invalid_request_error", 401: "invalid_request_error", 402: "insufficient_quota",
-              403: "permission_error", 404: "not_found_error", 413: "invalid_request_error",
-              429: "rate_limit_exceeded", 500: "api_error", 502: "api_error", 503: "api_error"}  # fmt: skip
+    # As api.openai.com answers: a 4xx is an `invalid_request_error` (a bad key included) and a
+    # 5xx a `server_error`, except that a rate limit's type names the limit (`requests` or
+    # `tokens`) and a spent quota's is `insufficient_quota`; `code` says which failure it is.
+    _TYPES = {failures.RATE_LIMIT_REQUESTS: "requests", failures.RATE_LIMIT_TOKENS: "tokens",
+              failures.QUOTA: "insufficient_quota"}  # fmt: skip
+    _CODES = {failures.INVALID_KEY: "invalid_api_key", failures.MODEL_NOT_FOUND: "model_not_found",
+              failures.CONTEXT_LENGTH: "context_length_exceeded", failures.RATE_LIMIT_REQUESTS: "rate_limit_exceeded",
+              failures.RATE_LIMIT_TOKENS: "rate_limit_exceeded", failures.QUOTA: "insufficient_quota"}  # fmt: skip
 
-    def error(self, status: int, message: str, code: str | None = None) -> dict:
-        return {
-            "error": {"message": message, "type": self._TYPES.get(status, "api_error"), "param": None, "code": code}
-        }
+    def error(self, failure: failures.Failure, request_id: str | None = None) -> tuple[int, dict]:
+        reason = failure.reason or (failures.RATE_LIMIT_REQUESTS if failure.status == 429 else None)
+        kind = self._TYPES.get(reason) or ("invalid_request_error" if failure.status < 500 else "server_error")
+        error = {"message": failure.message, "type": kind, "param": failure.param, "code": self._CODES.get(reason)}
+        return failure.status, {"error": error}
 
-    def stream_error(self, status: int, message: str) -> bytes:
-        return f"data: {json.dumps(self.error(status, message))}\n\n".encode()
+    def stream_error(self, failure: failures.Failure, request_id: str | None = None) -> bytes:
+        return f"data: {json.dumps(self.error(failure, request_id)[1])}\n\n".encode()

@@ -90,7 +90,7 @@ def test_a_chain_key_keeps_to_its_allowed_models(gateway, upstreams, owner):
     raw = keys.issue(name="narrow", user=owner, routing="chain", workspace="research", allowed_models=["gpt-5"]).raw
     with pytest.raises(openai.BadRequestError, match="routing chose 'claude-sonnet'"):
         ask(gateway, raw, "auto", "hello")
-    with pytest.raises(openai.BadRequestError, match="may not use model"):
+    with pytest.raises(openai.NotFoundError, match="may not use model"):
         ask(gateway, raw, "claude-haiku", "hello")
     oa.replies.append(openai_reply("allowed"))
     assert ask(gateway, raw, "gpt-5", "hello").choices[0].message.content == "allowed"

@@ -101,7 +101,7 @@ def test_errors_come_back_as_each_sdks_own_exceptions(gateway, upstreams, key):
     with pytest.raises(openai.AuthenticationError):
         bad.chat.completions.create(model="gpt-5", messages=[{"role": "user", "content": "hi"}])
     client = openai.OpenAI(base_url=f"{gateway}/v1", api_key=key.raw, max_retries=0)
-    with pytest.raises(openai.BadRequestError, match="unknown model"):
+    with pytest.raises(openai.NotFoundError, match="unknown model"):
         client.chat.completions.create(model="gpt-9", messages=[{"role": "user", "content": "hi"}])
     oa.replies.append(Reply(status=500, json_body={"error": {"message": "boom"}}))
     with pytest.raises(openai.InternalServerError):
@@ -127,7 +127,7 @@ def test_rate_limits_and_budgets_use_the_shapes_error_types(gateway, upstreams):
     assert int(caught.value.response.headers["retry-after"]) > 0
     broke = keys.issue(name="broke", user=user, budget_usd=0)
     claude = anthropic.Anthropic(base_url=gateway, api_key=broke.raw, max_retries=0)
-    with pytest.raises(anthropic.APIStatusError) as refused:
+    with pytest.raises(anthropic.PaymentRequiredError) as refused:
         claude.messages.create(model="gpt-5", max_tokens=100, messages=[{"role": "user", "content": "hi"}])
     assert refused.value.status_code == 402 and "budget exceeded" in str(refused.value)
 

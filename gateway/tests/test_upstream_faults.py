@@ -55,9 +55,9 @@ def test_errors_rate_limits_and_garbage_from_the_provider_are_the_shapes_errors(
     assert failures(gateway_availability, "gpt-5") == 2
 
     an.replies.append(Reply(status=429, headers={"retry-after": "30"}, json_body={"type": "error"}))
-    with pytest.raises(anthropic.APIStatusError) as limited:
+    with pytest.raises(anthropic.OverloadedError) as limited:  # the provider's limit is not the client's
         claude.messages.create(model="sonnet", max_tokens=10, messages=HI)
-    assert limited.value.status_code == 503 and limited.value.response.headers["retry-after"] == "30"
+    assert limited.value.status_code == 529 and limited.value.response.headers["retry-after"] == "30"
     # The provider asked for 30 s: until then the model is cooling down, and the gateway says so
     # without calling it.
     with pytest.raises(openai.InternalServerError, match="unavailable right now") as cooling:

@@ -140,7 +140,7 @@ class AnthropicAdapter(ProviderAdapter):
         body = self.to_wire(request)
         body.pop("stream", None)
         started = time.monotonic()
-        data = self._post_json(PATH, body)
+        data = self._post_json(PATH, self._outgoing(body))
         if data.get("type") == "error":
             raise self._error("server", str(data.get("error"))[:300])
         if not isinstance(data.get("content"), list):
@@ -161,7 +161,7 @@ class AnthropicAdapter(ProviderAdapter):
         stop_reason = "end_turn"
         tool_blocks: set[int] = set()
         started = finished = False
-        for event_name, data in self._sse(PATH, body):
+        for event_name, data in self._sse(PATH, self._outgoing(body)):
             event = self._json_event(data)
             kind = event.get("type") or event_name
             if kind == "ping":

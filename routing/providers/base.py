@@ -4,12 +4,15 @@ timeouts) and a server-sent-events reader. Adapters only translate shapes."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import httpx
 
 from core.ir import ChatRequest, ChatResponse, StreamEvent
+from routing.params import NO_RULES, ParamRules
 
 ErrorKind = Literal[
     "auth", "rate_limit", "bad_request", "context_length", "server", "network", "timeout", "protocol", "budget"
@@ -50,11 +53,27 @@ class ProviderError(Exception):
 
 
 def _retry_after(headers: httpx.Headers) -> float | None:
-    raw = headers.get("retry-after")
+    """Seconds to wait, in any form a provider sends it: OpenAI's `retry-after-ms` (it is the
+    more precise, so it wins), then `Retry-After` as seconds or as an HTTP date (RFC 9110)."""
+    import email.utils
+    import math
+    import time
+    from datetime import UTC
+
+    for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        try:
+            seconds = float(headers.get(name) or "")
+        except ValueError:
+            continue
+        if math.isfinite(seconds):
+            return max(seconds / divisor, 0.0)
     try:
-        return float(raw) if raw else None
-    except ValueError:
+        moment = email.utils.parsedate_to_datetime(headers.get("retry-after") or "")
+    except (TypeError, ValueError, IndexError):
         return None
+    if moment.tzinfo is None:  # `-0000`: an HTTP date is GMT all the same
+        moment = moment.replace(tzinfo=UTC)
+    return max(moment.timestamp() - time.time(), 0.0)
 
 
 def error_for_status(status: int, body: str, headers: httpx.Headers) -> ProviderError:
@@ -69,8 +88,35 @@ def error_for_status(status: int, body: str, headers: httpx.Headers) -> Provider
     return ProviderError("server", body or f"HTTP {status}", status=status)
 
 
+@dataclass(frozen=True)
+class Timeouts:
+    """How long a call may wait, in seconds. A call answered in one piece gets `total_s` from start
+    to end: providers write nothing until the whole answer is ready, so a read timeout would cut
+    every long answer (the official SDKs wait 600 s too). A streamed call gets `first_byte_s` for
+    the response to start, then `idle_s` between reads and no total: an answer that keeps arriving
+    is never cut, one that stalls is."""
+
+    connect_s: float = 5.0
+    first_byte_s: float = 300.0
+    idle_s: float = 120.0
+    total_s: float = 600.0
+
+    @classmethod
+    def uniform(cls, seconds: float, *, connect_s: float = 5.0) -> Timeouts:
+        """One limit for every wait after connecting."""
+        return cls(connect_s=connect_s, first_byte_s=seconds, idle_s=seconds, total_s=seconds)
+
+
+def _read_timeout(response: httpx.Response, seconds: float) -> None:
+    """Set the read timeout of the rest of a response whose headers have arrived. httpcore takes it
+    from the request's timeout extension when the body starts to be read, so the wait for the
+    first byte and the waits between chunks can differ within one request."""
+    response.request.extensions["timeout"]["read"] = max(seconds, 0.001)
+
+
 class ProviderAdapter:
-    """An adapter for one wire format. Subclasses implement `complete` and `stream`."""
+    """An adapter for one wire format. Subclasses implement `complete` and `stream`, and pass the
+    payload they built through `_outgoing`, which applies the model's parameter rules."""
 
     provider: str = ""
 
@@ -79,16 +125,25 @@ class ProviderAdapter:
         *,
         base_url: str,
         headers: dict[str, str] | None = None,
-        timeout_s: float = 60.0,
-        connect_timeout_s: float = 5.0,
+        timeouts: Timeouts | None = None,
+        timeout_s: float | None = None,
+        rules: ParamRules = NO_RULES,
     ):
         self.base_url = base_url.rstrip("/")
+        self.timeouts = timeouts or (Timeouts.uniform(timeout_s) if timeout_s is not None else Timeouts())
+        self.rules = rules
         self._client = httpx.Client(
             base_url=self.base_url,
             headers={"Content-Type": "application/json", **(headers or {})},
-            timeout=httpx.Timeout(timeout_s, connect=connect_timeout_s),
+            timeout=self._whole_call_timeout(),
             limits=httpx.Limits(max_connections=100, max_keepalive_connections=50),
         )
+
+    def _whole_call_timeout(self) -> httpx.Timeout:
+        return httpx.Timeout(self.timeouts.total_s, connect=self.timeouts.connect_s)
+
+    def _stream_timeout(self) -> httpx.Timeout:
+        return httpx.Timeout(self.timeouts.first_byte_s, connect=self.timeouts.connect_s)
 
     def complete(self, request: ChatRequest) -> ChatResponse:
         raise NotImplementedError
@@ -114,21 +169,36 @@ class ProviderAdapter:
         error.provider = self.provider
         raise error
 
-    def _transport_error(self, exc: httpx.HTTPError) -> ProviderError:
+    def _outgoing(self, body: dict[str, Any]) -> dict[str, Any]:
+        return self.rules.apply(body, model=str(body.get("model") or ""))
+
+    def _transport_error(self, exc: httpx.HTTPError, waiting: str = "") -> ProviderError:
         if isinstance(exc, httpx.TimeoutException):
-            return self._error("timeout", f"{self.provider} at {self.base_url} timed out")
+            if isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout):
+                waiting = f"no connection within {self.timeouts.connect_s:g} s"
+            return self._error("timeout", f"{self.provider} at {self.base_url} timed out ({waiting or 'no answer'})")
         refused = isinstance(exc, httpx.ConnectError)
         return self._error(
             "network", f"model unreachable at {self.base_url}: {exc.__class__.__name__}", refused=refused
         )
 
     def _post_json(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        """One call answered in one piece, within the total timeout."""
+        total = self.timeouts.total_s
+        deadline = time.monotonic() + total
+        waiting = f"no complete answer within {total:g} s"
         try:
-            response = self._client.post(path, json=body)
-            self._check(response)
-            data = response.json()
+            with self._client.stream("POST", path, json=body, timeout=self._whole_call_timeout()) as response:
+                self._check(response)
+                _read_timeout(response, deadline - time.monotonic())
+                chunks = []
+                for chunk in response.iter_bytes():
+                    chunks.append(chunk)
+                    if time.monotonic() > deadline:
+                        raise self._error("timeout", f"{self.provider} at {self.base_url} timed out ({waiting})")
+            data = json.loads(b"".join(chunks))
         except httpx.HTTPError as exc:
-            raise self._transport_error(exc) from exc
+            raise self._transport_error(exc, waiting) from exc
         except (json.JSONDecodeError, UnicodeDecodeError):
             raise self._error("protocol", f"{self.provider} returned a body that is not JSON") from None
         if not isinstance(data, dict):
@@ -136,10 +206,15 @@ class ProviderAdapter:
         return data
 
     def _sse(self, path: str, body: dict[str, Any]) -> Iterator[tuple[str, str]]:
-        """Yield (event name, data) per server-sent event; the name is "" when none was sent."""
+        """Yield (event name, data) per server-sent event; the name is "" when none was sent. It
+        fails when the response does not start within the first-byte timeout or when nothing
+        arrives for the idle timeout, never because the whole stream is long."""
+        waiting = f"no response within {self.timeouts.first_byte_s:g} s"
         try:
-            with self._client.stream("POST", path, json=body) as response:
+            with self._client.stream("POST", path, json=body, timeout=self._stream_timeout()) as response:
                 self._check(response)
+                _read_timeout(response, self.timeouts.idle_s)
+                waiting = f"nothing received for {self.timeouts.idle_s:g} s"
                 event, data = "", []
                 for line in response.iter_lines():
                     if not line:
@@ -153,7 +228,7 @@ class ProviderAdapter:
                 if data:
                     yield event, "\n".join(data)
         except httpx.HTTPError as exc:
-            raise self._transport_error(exc) from exc
+            raise self._transport_error(exc, waiting) from exc
 
     def _json_event(self, data: str) -> dict[str, Any]:
         try:

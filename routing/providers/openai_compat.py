@@ -177,7 +177,7 @@ class OpenAICompatAdapter(ProviderAdapter):
         body = self.to_wire(request) | {"stream": False}
         body.pop("stream_options", None)
         started = time.monotonic()
-        data = self._post_json(PATH, body)
+        data = self._post_json(PATH, self._outgoing(body))
         return self.from_wire(data, request=request, latency_ms=int((time.monotonic() - started) * 1000))
 
     def stream(self, request: ChatRequest) -> Iterator[StreamEvent]:
@@ -189,7 +189,7 @@ class OpenAICompatAdapter(ProviderAdapter):
         finish: str | None = None
         open_tools: list[int] = []
         started = done = False
-        for _event, data in self._sse(PATH, body):
+        for _event, data in self._sse(PATH, self._outgoing(body)):
             if data == "[DONE]":
                 done = True
                 break
