@@ -23,6 +23,8 @@ class ImageBlock:
     media_type: str
     data: str  # base64
     type: Literal["image"] = "image"
+    # An image the provider fetches itself (media_type and data left empty).
+    url: str = ""
 
 
 @dataclass(frozen=True)
@@ -128,6 +130,16 @@ class ChatRequest:
     response_format: dict[str, Any] | None = None
     stream: bool = False
     metadata: dict[str, Any] = field(default_factory=dict)
+    stop: tuple[str, ...] = ()
+    top_p: float | None = None
+    seed: int | None = None
+    # Anthropic's extended thinking ({"type": "enabled", "budget_tokens": N}) and OpenAI's
+    # reasoning_effort: each reaches only the providers that have it; the others drop it.
+    thinking: dict[str, Any] | None = None
+    reasoning_effort: str | None = None
+    # The client asked for a final usage chunk (OpenAI's stream_options.include_usage). Adapters
+    # always ask their upstream for usage, so metering has it either way.
+    include_usage: bool = False
 
     def prompt_tokens_estimate(self, extra_chars: int = 0) -> int:
         """About four characters a token, never zero: what budgets reserve for the prompt and

@@ -20,8 +20,35 @@ AUTO = frozenset({"auto", "metnos/auto"})  # a `chain` key's request that leaves
 def choose(asked: str, canonical: ChatRequest, key: GatewayKey, prompt_tokens: int) -> tuple[ModelConfig, str]:
     """The model and the chain slot that chose it."""
     if key.routing == GatewayKey.Routing.CHAIN:
-        return _routed(asked, canonical, key, prompt_tokens)
-    return _pinned(asked, key, prompt_tokens), "per_message"
+        model, slot = _routed(asked, canonical, key, prompt_tokens)
+    else:
+        model, slot = _pinned(asked, key, prompt_tokens), "per_message"
+    _check_fit(canonical, model)
+    return model, slot
+
+
+def has_images(canonical: ChatRequest) -> bool:
+    return any(isinstance(b, ImageBlock) for m in canonical.messages for b in m.blocks)
+
+
+def needs_structured_output(canonical: ChatRequest) -> bool:
+    return (canonical.response_format or {}).get("type", "text") != "text"
+
+
+def _check_fit(canonical: ChatRequest, model: ModelConfig) -> None:
+    """A 400 for what the model cannot honour where dropping it would change the answer: images
+    it cannot see, a tool it cannot be forced to call, a JSON shape it cannot keep to. What
+    changes only how it gets there (thinking, sampling extras) is dropped by the adapter."""
+    if has_images(canonical) and not model.supports_vision:
+        raise Failure(400, f"model {model.name!r} cannot see images; send text only or name a model with vision",
+                      param="messages")  # fmt: skip
+    if canonical.tool_choice not in (None, "auto", "none") and not model.supports_tools:
+        raise Failure(400, f"model {model.name!r} has no tool calling, so tool_choice cannot force a tool",
+                      param="tool_choice")  # fmt: skip
+    if needs_structured_output(canonical) and not model.supports_structured_output:
+        kind = canonical.response_format.get("type")
+        raise Failure(400, f"model {model.name!r} has no structured output, so response_format {kind!r} "
+                      "cannot be honoured; name a model that has it", param="response_format")  # fmt: skip
 
 
 def _known(asked: str) -> ModelConfig:
@@ -88,8 +115,9 @@ def _routed(asked: str, canonical: ChatRequest, key: GatewayKey, prompt_tokens: 
         _check_allowed(key, asked, named)
     last_user = next((m.text_content for m in reversed(canonical.messages) if m.role == "user"), "")
     needs = TurnNeeds(
-        has_images=any(isinstance(b, ImageBlock) for m in canonical.messages for b in m.blocks),
+        has_images=has_images(canonical),
         has_tools=bool(canonical.tools),
+        needs_structured_output=needs_structured_output(canonical),
         has_system_prompt=bool(canonical.system.joined),
         estimated_tokens=prompt_tokens,
         role="gateway",

@@ -42,7 +42,7 @@ def open_stream(shape, asked: str, model: ModelConfig, canonical: ChatRequest, a
                 yield event
 
         try:
-            yield from shape.stream(watched(), asked)
+            yield from shape.stream(watched(), asked, include_usage=canonical.include_usage)
         except ProviderError as exc:
             outcome.status, outcome.error = "error", exc
             yield shape.stream_error(provider_failure(exc), request_id)

@@ -10,12 +10,14 @@ from collections.abc import Iterator
 from core.ir import (
     ChatRequest,
     ChatResponse,
+    ImageBlock,
     Message,
     MessageStart,
     MessageStop,
     SystemPrompt,
     TextBlock,
     TextDelta,
+    ThinkingBlock,
     ToolResultBlock,
     ToolSpec,
     ToolUseBlock,
@@ -24,8 +26,34 @@ from core.ir import (
     ToolUseStop,
 )
 from gateway import failures
-from gateway.shapes.common import BadRequest, check_common, model_and_messages, object_of, positive_int, text_of
+from gateway.shapes.common import (
+    BadRequest,
+    check_common,
+    drop_unknown,
+    image_from_url,
+    model_and_messages,
+    object_of,
+    positive_int,
+    stop_of,
+    text_of,
+)
 from routing.providers.anthropic import usage_to_wire
+
+KNOWN = frozenset(
+    {"model", "messages", "system", "max_tokens", "tools", "tool_choice", "temperature", "top_p", "stop_sequences",
+     "thinking", "stream"}
+)  # fmt: skip
+
+
+def image_block(block: dict) -> ImageBlock:
+    source = object_of(block.get("source"), "messages: an image block's `source`")
+    if source.get("type") == "base64":
+        if not isinstance(source.get("media_type"), str) or not isinstance(source.get("data"), str):
+            raise BadRequest("messages: a base64 image source needs `media_type` and `data` strings")
+        return ImageBlock(media_type=source["media_type"], data=source["data"])
+    if source.get("type") == "url":
+        return image_from_url(source.get("url"))
+    raise BadRequest(f"messages: image source type {source.get('type')!r} is not supported (base64 or url)")
 
 
 class AnthropicShape:
@@ -66,8 +94,14 @@ class AnthropicShape:
                     blocks.append(ToolResultBlock(tool_use_id=block.get("tool_use_id", ""),
                                                   content=text_of(block.get("content")),
                                                   is_error=bool(block.get("is_error"))))  # fmt: skip
-                elif kind in ("thinking", "redacted_thinking", "image", "document"):
-                    continue  # not carried across providers
+                elif kind == "image":
+                    blocks.append(image_block(block))
+                elif kind == "thinking":
+                    # Anthropic wants them back, signed, in the turn before a tool result; the
+                    # OpenAI-speaking adapters drop them.
+                    blocks.append(ThinkingBlock(str(block.get("thinking", "")), str(block.get("signature", ""))))
+                elif kind in ("redacted_thinking", "document"):
+                    continue  # not carried
                 else:
                     raise BadRequest(f"messages: unknown content block type {kind!r}")
             out.append(Message(raw["role"], tuple(blocks)))
@@ -83,6 +117,8 @@ class AnthropicShape:
         choice = body.get("tool_choice")
         if isinstance(choice, dict):
             choice = {"name": str(choice.get("name", ""))} if choice.get("type") == "tool" else choice.get("type")
+        thinking = object_of(body.get("thinking"), "`thinking`") or None
+        drop_unknown(body, KNOWN, self.name)
         return model, ChatRequest(
             model=model,
             messages=tuple(out),
@@ -92,6 +128,9 @@ class AnthropicShape:
             max_tokens=max_tokens,
             temperature=body.get("temperature"),
             stream=bool(body.get("stream")),
+            stop=stop_of(body.get("stop_sequences"), "stop_sequences"),
+            top_p=body.get("top_p"),
+            thinking=thinking,
         )
 
     def render(self, response: ChatResponse, model: str) -> dict:
@@ -99,6 +138,9 @@ class AnthropicShape:
         for b in response.message.blocks:
             if isinstance(b, TextBlock):
                 content.append({"type": "text", "text": b.text})
+            elif isinstance(b, ThinkingBlock) and b.signature:
+                # Only Anthropic's own, signed thinking: it is what a client may send back to it.
+                content.append({"type": "thinking", "thinking": b.thinking, "signature": b.signature})
             elif isinstance(b, ToolUseBlock):
                 content.append(
                     {
@@ -119,7 +161,9 @@ class AnthropicShape:
             "usage": usage_to_wire(response.usage),
         }
 
-    def stream(self, events: Iterator, model: str) -> Iterator[bytes]:
+    def stream(self, events: Iterator, model: str, *, include_usage: bool = False) -> Iterator[bytes]:
+        # Anthropic's stream always reports usage (message_start, message_delta): include_usage
+        # is OpenAI's and changes nothing here.
         def sse(kind: str, **data) -> bytes:
             return f"event: {kind}\ndata: {json.dumps({'type': kind, **data})}\n\n".encode()
 

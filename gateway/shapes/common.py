@@ -3,7 +3,12 @@ and content parts they have in common."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
+
+from core.ir import ImageBlock
+
+logger = logging.getLogger(__name__)
 
 
 class BadRequest(ValueError):
@@ -56,6 +61,41 @@ def check_common(body: dict) -> None:
         raise BadRequest("`response_format` must be an object")
     if body.get("stream") is not None and not isinstance(body["stream"], bool):
         raise BadRequest("`stream` must be true or false")
+    top_p = body.get("top_p")
+    if top_p is not None and (not isinstance(top_p, int | float) or isinstance(top_p, bool) or not 0 <= top_p <= 1):
+        raise BadRequest("`top_p` must be a number from 0 to 1")
+
+
+def stop_of(value: Any, name: str) -> tuple[str, ...]:
+    """Stop sequences: a string (OpenAI's `stop` allows one) or a list of strings."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
+        raise BadRequest(f"`{name}` must be a string or a list of strings")
+    return tuple(value)
+
+
+def image_from_url(url: Any) -> ImageBlock:
+    """An image by URL: a `data:` URL is carried as base64, any other the provider fetches."""
+    if not isinstance(url, str) or not url:
+        raise BadRequest("an image needs a `url` string")
+    if not url.startswith("data:"):
+        return ImageBlock(media_type="", data="", url=url)
+    header, sep, data = url[5:].partition(",")
+    media_type, _, encoding = header.partition(";")
+    if not sep or encoding != "base64" or not media_type:
+        raise BadRequest("a data: image URL must be data:<media type>;base64,<data>")
+    return ImageBlock(media_type=media_type, data=data)
+
+
+def drop_unknown(body: dict, known: frozenset[str], shape: str) -> None:
+    """Fields this relay does not carry are dropped, not refused, so a client written for one
+    provider keeps working when it is routed to another; the log says what went."""
+    unknown = sorted(set(body) - known)
+    if unknown:
+        logger.info("gateway %s request: dropped fields the relay does not carry: %s", shape, ", ".join(unknown))
 
 
 def object_of(value: Any, what: str) -> dict:

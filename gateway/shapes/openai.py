@@ -26,7 +26,39 @@ from core.ir import (
     Usage,
 )
 from gateway import failures
-from gateway.shapes.common import BadRequest, check_common, model_and_messages, object_of, positive_int, text_of
+from gateway.shapes.common import (
+    BadRequest,
+    check_common,
+    drop_unknown,
+    image_from_url,
+    model_and_messages,
+    object_of,
+    positive_int,
+    stop_of,
+    text_of,
+)
+
+KNOWN = frozenset(
+    {"model", "messages", "tools", "tool_choice", "max_tokens", "max_completion_tokens", "temperature", "top_p",
+     "stop", "seed", "response_format", "reasoning_effort", "stream", "stream_options"}
+)  # fmt: skip
+
+
+def user_blocks(content) -> tuple:
+    """A user message's text and image_url parts, in order."""
+    if not isinstance(content, list):
+        return (TextBlock(text_of(content)),)
+    blocks: list = []
+    for part in content:
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind == "text":
+            blocks.append(TextBlock(text_of([part])))
+        elif kind == "image_url":
+            image = part.get("image_url")
+            blocks.append(image_from_url(image.get("url") if isinstance(image, dict) else image))
+        else:
+            raise BadRequest(f"content part type {kind!r} is not supported; send text and image_url parts")
+    return tuple(blocks)
 
 
 class OpenAIShape:
@@ -47,7 +79,7 @@ class OpenAIShape:
             if role in ("system", "developer"):
                 system.append(text_of(raw.get("content")))
             elif role == "user":
-                out.append(Message.text("user", text_of(raw.get("content"))))
+                out.append(Message("user", user_blocks(raw.get("content"))))
             elif role == "assistant":
                 blocks: list = []
                 if raw.get("content"):
@@ -90,6 +122,14 @@ class OpenAIShape:
         elif choice == "required":
             choice = "any"
         max_tokens = positive_int(body, "max_completion_tokens") or positive_int(body, "max_tokens")
+        seed = body.get("seed")
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+            raise BadRequest("`seed` must be an integer")
+        effort = body.get("reasoning_effort")
+        if effort is not None and not isinstance(effort, str):
+            raise BadRequest("`reasoning_effort` must be a string")
+        stream_options = object_of(body.get("stream_options"), "`stream_options`")
+        drop_unknown(body, KNOWN, self.name)
         return model, ChatRequest(
             model=model,
             messages=tuple(out),
@@ -100,6 +140,11 @@ class OpenAIShape:
             temperature=body.get("temperature"),
             response_format=body.get("response_format"),
             stream=bool(body.get("stream")),
+            stop=stop_of(body.get("stop"), "stop"),
+            top_p=body.get("top_p"),
+            seed=seed,
+            reasoning_effort=effort,
+            include_usage=bool(body.get("stream")) and stream_options.get("include_usage") is True,
         )
 
     # -- response -----------------------------------------------------------------------------
@@ -136,14 +181,17 @@ class OpenAIShape:
             "prompt_tokens_details": {"cached_tokens": usage.cache_read_tokens},
         }
 
-    def stream(self, events: Iterator, model: str) -> Iterator[bytes]:
+    def stream(self, events: Iterator, model: str, *, include_usage: bool = False) -> Iterator[bytes]:
+        """As api.openai.com streams: the last chunk, with empty `choices` and the usage, only when
+        the client asked for it (stream_options.include_usage); every chunk before it then carries
+        `usage: null`."""
         ident, created = f"chatcmpl-{uuid.uuid4().hex}", int(time.time())
 
-        def chunk(delta: dict, finish=None, usage=None) -> bytes:
+        def chunk(delta: dict, finish=None) -> bytes:
             body = {"id": ident, "object": "chat.completion.chunk", "created": created, "model": model,
                     "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}  # fmt: skip
-            if usage is not None:
-                body["usage"] = usage
+            if include_usage:
+                body["usage"] = None
             return f"data: {json.dumps(body)}\n\n".encode()
 
         tool_slots: dict[int, int] = {}
@@ -161,6 +209,8 @@ class OpenAIShape:
                                              "function": {"arguments": event.partial_json}}]})  # fmt: skip
             elif isinstance(event, MessageStop):
                 yield chunk({}, finish=self._FINISH.get(event.stop_reason, "stop"))
+                if not include_usage:
+                    continue
                 body = {"id": ident, "object": "chat.completion.chunk", "created": created, "model": model,
                         "choices": [], "usage": self.usage(event.usage)}  # fmt: skip
                 yield f"data: {json.dumps(body)}\n\n".encode()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -26,6 +27,7 @@ from core.ir import (
 )
 from routing.providers.base import ProviderAdapter
 
+logger = logging.getLogger(__name__)
 API_VERSION = "2023-06-01"
 PATH = "/v1/messages"
 _STOP = {"end_turn": "end_turn", "max_tokens": "max_tokens", "tool_use": "tool_use", "stop_sequence": "stop_sequence"}
@@ -36,6 +38,8 @@ def block_to_wire(block) -> dict[str, Any]:
     if isinstance(block, TextBlock):
         return {"type": "text", "text": block.text}
     if isinstance(block, ImageBlock):
+        if block.url:
+            return {"type": "image", "source": {"type": "url", "url": block.url}}
         return {"type": "image", "source": {"type": "base64", "media_type": block.media_type, "data": block.data}}
     if isinstance(block, ToolUseBlock):
         return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
@@ -115,6 +119,15 @@ class AnthropicAdapter(ProviderAdapter):
             )
         if request.temperature is not None:
             body["temperature"] = request.temperature
+        if request.top_p is not None:
+            body["top_p"] = request.top_p
+        if request.stop:
+            body["stop_sequences"] = list(request.stop)
+        if request.thinking is not None:
+            body["thinking"] = request.thinking
+        dropped = [name for name in ("seed", "reasoning_effort") if getattr(request, name) is not None]
+        if dropped:
+            logger.info("anthropic: dropped %s (the Messages API has no such field)", ", ".join(dropped))
         if request.response_format is not None:
             raise self._error(
                 "bad_request", "the Anthropic adapter does not send response_format (no structured output)"

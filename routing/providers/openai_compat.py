@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Iterator
 from decimal import Decimal, InvalidOperation
@@ -28,6 +29,7 @@ from core.ir import (
 )
 from routing.providers.base import ProviderAdapter
 
+logger = logging.getLogger(__name__)
 _FINISH = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use", "function_call": "tool_use"}
 PATH = "/v1/chat/completions"
 
@@ -41,7 +43,7 @@ def _content(blocks: list) -> str | list[dict[str, Any]]:
         if isinstance(b, TextBlock):
             parts.append({"type": "text", "text": b.text})
         elif isinstance(b, ImageBlock):
-            parts.append({"type": "image_url", "image_url": {"url": f"data:{b.media_type};base64,{b.data}"}})
+            parts.append({"type": "image_url", "image_url": {"url": b.url or f"data:{b.media_type};base64,{b.data}"}})
     return parts
 
 
@@ -117,6 +119,16 @@ class OpenAICompatAdapter(ProviderAdapter):
             body["max_tokens"] = request.max_tokens
         if request.temperature is not None:
             body["temperature"] = request.temperature
+        if request.top_p is not None:
+            body["top_p"] = request.top_p
+        if request.stop:
+            body["stop"] = list(request.stop)
+        if request.seed is not None:
+            body["seed"] = request.seed
+        if request.reasoning_effort is not None:
+            body["reasoning_effort"] = request.reasoning_effort
+        if request.thinking is not None:
+            logger.info("%s: dropped `thinking` (Anthropic's; this API has no such field)", self.provider)
         if request.response_format is not None:
             body["response_format"] = request.response_format
         if request.tools:

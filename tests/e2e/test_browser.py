@@ -51,6 +51,8 @@ def open_new_session(page, base: str, username: str) -> None:
     page.fill("input[name=username]", username)
     page.fill("input[name=password]", "a-long-test-password")
     page.click("button[type=submit], input[type=submit]")
+    page.wait_for_url(f"{base}/")
+    page.wait_for_load_state("load")  # the page's scripts have run: the button has its handler
     page.click("#new-session")
     page.wait_for_url("**/s/*/")
     expect(page.locator("#message")).to_be_enabled()
