@@ -223,19 +223,35 @@ def settle_many(settled: list[tuple[Reservation, Decimal]]) -> None:
         pipe.execute()
 
 
+def _rate_limits(identity: Identity) -> list:
+    scopes = [s for s in identity.scopes() if s[0] in ("key", "user")]
+    return _rows(RateLimit, scopes) if scopes else []
+
+
+def _rate_key(lim, at: datetime) -> str:
+    """A fixed window per scope and calendar minute."""
+    return f"{_prefix()}:rate:{lim.scope}:{lim.scope_id}:{at:%Y%m%d%H%M}"
+
+
+def rate_used(identity: Identity, *, at: datetime) -> list[tuple[RateLimit, int, int]]:
+    """Each rate limit on the key and the user with this minute's (requests, tokens) so far, as
+    check_rate counted them; [] when none applies. Raises redis.RedisError."""
+    limits = [lim for lim in _rate_limits(identity) if lim.rpm or lim.tpm]
+    if not limits:
+        return []
+    counts = client().mget([f"{_rate_key(lim, at)}:{kind}" for lim in limits for kind in ("req", "tok")])
+    return [(lim, int(counts[2 * i] or 0), int(counts[2 * i + 1] or 0)) for i, lim in enumerate(limits)]
+
+
 def check_rate(identity: Identity, tokens: int, *, at: datetime) -> None:
     """Requests and tokens per minute on the key and the user. Raises Refused with Retry-After."""
-    scopes = [s for s in identity.scopes() if s[0] in ("key", "user")]
-    if not scopes:
-        return
-    limits = _rows(RateLimit, scopes)
+    limits = _rate_limits(identity)
     if not limits:
         return
-    minute = at.strftime("%Y%m%d%H%M")
     retry_after = 60 - at.second
     pipe = client().pipeline()
     for lim in limits:
-        base = f"{_prefix()}:rate:{lim.scope}:{lim.scope_id}:{minute}"
+        base = _rate_key(lim, at)
         pipe.incr(f"{base}:req")
         pipe.expire(f"{base}:req", 120)
         pipe.incrby(f"{base}:tok", tokens)

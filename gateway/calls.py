@@ -60,21 +60,30 @@ def _prepare(request, shape_name: str, started: float) -> Prepared:
     canonical = replace(canonical, model=model.api_model, max_tokens=canonical.max_tokens or model.max_output_tokens)
     identity = gate.Identity(user_id=key.user_id, team_id=key.team_id, key_id=str(key.id))
     call = metering.Call(model=model, identity=identity, role="gateway", inbound_shape=shape_name, slot=slot)
+    admitted = admit(request, call, shape_name, prompt_tokens=prompt_tokens, max_tokens=canonical.max_tokens,
+                     started=started)  # fmt: skip
+    if asked in model_choice.AUTO:
+        asked = model.name  # the answer names the model that served it
+    return Prepared(shape, asked, model, canonical, admitted)
+
+
+def admit(request, call: metering.Call, shape_name: str, *, prompt_tokens: int, max_tokens: int,
+          started: float) -> metering.Admitted:  # fmt: skip
+    """Billing's admission (rate limits, budget reservation, ledger row) for any endpoint. What is
+    left of the rate limits the call met goes out with whatever answer it gets; a refusal is the
+    shape's 429."""
     refused = None
     try:
-        admitted = metering.admit(call, prompt_tokens=prompt_tokens, max_tokens=canonical.max_tokens, started=started)
+        admitted = metering.admit(call, prompt_tokens=prompt_tokens, max_tokens=max_tokens, started=started)
     except gate.Refused as exc:
         refused = exc
-    # What is left of the rate limits this call met goes out with whatever answer it gets.
     at = now()
-    left = headers.rate_left(identity, at)
+    left = headers.rate_left(call.identity, at)
     headers.add(request, headers.rate_headers(shape_name, left, at))
     if refused is not None:
         raise _refusal(refused, left) from refused
     headers.admitted(request, admitted.opened.entry_id)
-    if asked in model_choice.AUTO:
-        asked = model.name  # the answer names the model that served it
-    return Prepared(shape, asked, model, canonical, admitted)
+    return admitted
 
 
 def _refusal(refused: gate.Refused, left: headers.Left | None) -> Failure:

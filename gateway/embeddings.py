@@ -13,9 +13,9 @@ from django.http import JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
 from billing import gate, metering
-from core.clock import monotonic_ms, now
+from core.clock import monotonic_ms
 from core.ir import Usage
-from gateway import embeddings_relay, failures, headers, inbound, local_embed, settlement
+from gateway import calls, embeddings_relay, failures, inbound, local_embed, settlement
 from gateway.failures import Failure, provider_failure
 from gateway.model_choice import AUTO
 from gateway.models import GatewayKey
@@ -59,7 +59,8 @@ def handle(request) -> JsonResponse:
         key = inbound.authenticate(request)
         asked = parse(inbound.json_body(request))
         prepared = _local(asked, key) if asked.model == local_embed.NAME else _relayed(asked, key)
-        admitted = _admit(request, prepared, started)
+        admitted = calls.admit(request, prepared.call, "openai", prompt_tokens=prepared.prompt_tokens, max_tokens=0,
+                               started=started)  # fmt: skip
     finally:
         release_db()
     outcome, _ = metering.metered(admitted, prepared.run, settle_with=settlement.settle)
@@ -95,27 +96,6 @@ def parse(body: dict) -> Asked:
     if body.get("user") is not None and not isinstance(body["user"], str):
         raise _bad("user", "`user` must be a string")
     return Asked(model, texts, encoding, dimensions, body)
-
-
-def _admit(request, prepared: Prepared, started: float) -> metering.Admitted:
-    """As a chat call is admitted (gateway.calls): what is left of the rate limits goes out with
-    whatever answer the request gets; a spent budget is `insufficient_quota`."""
-    identity = prepared.call.identity
-    refused = None
-    try:
-        admitted = metering.admit(prepared.call, prompt_tokens=prepared.prompt_tokens, max_tokens=0, started=started)
-    except gate.Refused as exc:
-        refused = exc
-    at = now()
-    left = headers.rate_left(identity, at)
-    headers.add(request, headers.rate_headers("openai", left, at))
-    if refused is None:
-        headers.admitted(request, admitted.opened.entry_id)
-        return admitted
-    if refused.kind == "budget":
-        raise Failure(429, str(refused), reason=failures.QUOTA) from refused
-    reason = failures.RATE_LIMIT_TOKENS if left and left.exceeded == "tokens" else failures.RATE_LIMIT_REQUESTS
-    raise Failure(429, str(refused), refused.retry_after, reason=reason) from refused
 
 
 def _call(model, key: GatewayKey) -> metering.Call:

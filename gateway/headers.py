@@ -15,10 +15,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import redis
-from django.conf import settings
 
 from billing import gate
-from billing.models import RateLimit
 
 logger = logging.getLogger(__name__)
 
@@ -79,21 +77,15 @@ class Left:
 def rate_left(identity: gate.Identity, at: datetime) -> Left | None:
     """What is left this minute, read after billing counted the call; None when no limit
     applies or Redis cannot say (the headers are advice, never a reason to fail a call)."""
-    scopes = [s for s in identity.scopes() if s[0] in ("key", "user")]
-    limits = [lim for lim in gate._rows(RateLimit, scopes) if lim.rpm or lim.tpm] if scopes else []
-    if not limits:
-        return None
-    # Billing's counter names (gate.check_rate): a window per scope and calendar minute.
-    minute = at.strftime("%Y%m%d%H%M")
-    names = [f"{settings.METNOS_BILLING_PREFIX}:rate:{lim.scope}:{lim.scope_id}:{minute}" for lim in limits]
     try:
-        counts = gate.client().mget([f"{name}:{kind}" for name in names for kind in ("req", "tok")])
+        used = gate.rate_used(identity, at=at)
     except redis.RedisError as exc:
         logger.warning("no rate-limit headers: Redis cannot say what is left (%s)", exc)
         return None
+    if not used:
+        return None
     requests, tokens = [], []
-    for i, lim in enumerate(limits):
-        used_requests, used_tokens = int(counts[2 * i] or 0), int(counts[2 * i + 1] or 0)
+    for lim, used_requests, used_tokens in used:
         if lim.rpm:
             requests.append(Window(lim.rpm, max(lim.rpm - used_requests, 0), used_requests))
         if lim.tpm:

@@ -182,10 +182,12 @@ def _hold(turn_id, session_id, owner_id: int, running: int, limit: int) -> None:
 def turns_start_waiting(*, owner_id: int) -> int:
     """One of the owner's turns ended: queue again as many of their held turns, oldest first, as
     they have free slots. Returns how many went in."""
+    held = Turn.objects.filter(session__owner_id=owner_id, status=Turn.Status.QUEUED, enqueue_failed=True)
+    if not held.exists():
+        return 0  # nearly every turn ends so: one query, no lock
     with transaction.atomic():
         _lock_slots(owner_id)
         free = settings.METNOS_MAX_RUNNING_TURNS_PER_USER - _running(owner_id)
-        held = Turn.objects.filter(session__owner_id=owner_id, status=Turn.Status.QUEUED, enqueue_failed=True)
         waiting = list(held.order_by("created_at")[: max(free, 0)])
     return sum(enqueue_turn(turn) for turn in waiting)
 
