@@ -1,7 +1,8 @@
 """What the gateway adds: a loopback upstream speaking OpenAI's wire format with a fixed delay,
 called straight and through the gateway (daphne, a gw_ key with a budget and a rate limit, the
 ledger on), side by side in one run, at concurrency 1 and 32. Reports the added latency (p50,
-p95, p99), the throughput both ways, and the time-to-first-byte added on streams.
+p95, p99), the throughput both ways, and the time-to-first-byte added on streams; the same
+for the Responses shape (/v1/responses, a stored Response each, against the same upstream).
 Runs against its own database (metnos_bench). Last line: one JSON object."""
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ def main() -> None:
     from tests.loopback import EndlessOpenAI
 
     body = {"model": "gpt-5", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 50}
+    responses_body = {"model": "gpt-5", "input": "hi", "max_output_tokens": 50}
     with EndlessOpenAI(DELAY_S) as upstream:
         provider = Provider.objects.get(name="openai")
         saved = provider.base_url
@@ -53,6 +55,7 @@ def main() -> None:
         port = live.free_port()
         web = live.start_web(port, {"DATABASE_URL": db_url, "OPENAI_API_KEY": "sk-bench"})
         gateway = f"http://127.0.0.1:{port}/v1/chat/completions"
+        responses = f"http://127.0.0.1:{port}/v1/responses"
         direct = f"{upstream.url}/chat/completions"
         headers = {"Authorization": f"Bearer {issued.raw}"}
         results: dict = {}
@@ -61,14 +64,15 @@ def main() -> None:
 
                 def timed(url: str) -> float:
                     started = time.perf_counter()
-                    response = http.post(url, json=body, headers=headers)
+                    response = http.post(url, json=responses_body if url == responses else body, headers=headers)
                     assert response.status_code == 200, response.text[:300]
                     return (time.perf_counter() - started) * 1000
 
                 for _ in range(10):
                     timed(gateway)  # warm: connections, caches
+                    timed(responses)
                 for concurrency in (1, 32):
-                    for name, url in (("direct", direct), ("gateway", gateway)):
+                    for name, url in (("direct", direct), ("gateway", gateway), ("responses", responses)):
                         started = time.perf_counter()
                         with ThreadPoolExecutor(concurrency) as pool:
                             latencies = list(pool.map(timed, [url] * per_level))
@@ -77,20 +81,22 @@ def main() -> None:
 
                 def ttfb(url: str) -> float:
                     started = time.perf_counter()
-                    with http.stream("POST", url, json=body | {"stream": True}, headers=headers) as response:
+                    payload = (responses_body if url == responses else body) | {"stream": True}
+                    with http.stream("POST", url, json=payload, headers=headers) as response:
                         for _ in response.iter_raw():
                             return (time.perf_counter() - started) * 1000
                     return 0.0
 
                 stream_direct = [ttfb(direct) for _ in range(30)]
                 stream_gateway = [ttfb(gateway) for _ in range(30)]
+                stream_responses = [ttfb(responses) for _ in range(30)]
         finally:
             web.stop()
             provider.base_url = saved
             provider.save()
 
-    def added(concurrency: int, q: float) -> float:
-        return round(pct(results[(concurrency, "gateway")][0], q) - pct(results[(concurrency, "direct")][0], q), 2)
+    def added(concurrency: int, q: float, shape: str = "gateway") -> float:
+        return round(pct(results[(concurrency, shape)][0], q) - pct(results[(concurrency, "direct")][0], q), 2)
 
     print(json.dumps({
         "bench": "gateway_overhead",
@@ -107,6 +113,11 @@ def main() -> None:
         "c32_rps_gateway": round(results[(32, "gateway")][1], 1),
         "ttfb_direct_p50_ms": round(statistics.median(stream_direct), 2),
         "ttfb_added_p50_ms": round(statistics.median(stream_gateway) - statistics.median(stream_direct), 2),
+        "responses_c1_added_p50_ms": added(1, 0.5, "responses"),
+        "responses_c32_added_p50_ms": added(32, 0.5, "responses"),
+        "responses_c32_added_p95_ms": added(32, 0.95, "responses"),
+        "responses_c32_rps": round(results[(32, "responses")][1], 1),
+        "responses_ttfb_added_p50_ms": round(statistics.median(stream_responses) - statistics.median(stream_direct), 2),
     }))  # fmt: skip
 
 

@@ -3,6 +3,7 @@ admission), then make it through billing's metering, answered in one piece or st
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from django.http import HttpResponse, JsonResponse
@@ -12,10 +13,13 @@ from core.clock import monotonic_ms, now
 from core.ir import ChatRequest
 from gateway import failures, headers, inbound, model_choice, settlement, streaming
 from gateway.failures import Failure, provider_failure
+from gateway.models import GatewayKey
 from gateway.shapes import SHAPES
 from gateway.threads import release_db
 from routing.providers.base import ProviderError
 from routing.registry import ModelConfig, adapter_for
+
+Bind = Callable[[GatewayKey, ChatRequest], tuple[ChatRequest, object]]
 
 
 @dataclass(frozen=True)
@@ -27,12 +31,13 @@ class Prepared:
     admitted: metering.Admitted
 
 
-def handle(request, shape_name: str) -> HttpResponse:
+def handle(request, shape_name: str, bind: Bind | None = None) -> HttpResponse:
     """Prepare (the body is parsed once, here), then answer in one piece or open the stream the
-    body asked for."""
+    body asked for. `bind`, for a shape that keeps state (the Responses API), completes the
+    canonical request with it and gives the renderer of this one call."""
     started = monotonic_ms()
     try:
-        prepared = _prepare(request, shape_name, started)
+        prepared = _prepare(request, shape_name, started, bind)
     finally:
         release_db()
     if prepared.canonical.stream:
@@ -49,12 +54,14 @@ def handle(request, shape_name: str) -> HttpResponse:
     return headers.stamp(request, response, shape_name)
 
 
-def _prepare(request, shape_name: str, started: float) -> Prepared:
+def _prepare(request, shape_name: str, started: float, bind: Bind | None) -> Prepared:
     """Everything before the provider call: key, body, model, limits, ledger row. (The body's
     size was checked by the view before it was read.)"""
     shape = SHAPES[shape_name]
     key = inbound.authenticate(request)
     asked, canonical = inbound.parse(shape, inbound.json_body(request))
+    if bind is not None:
+        canonical, shape = bind(key, canonical)
     prompt_tokens = canonical.prompt_tokens_estimate()
     model, slot = model_choice.choose(asked, canonical, key, prompt_tokens)
     canonical = replace(canonical, model=model.api_model, max_tokens=canonical.max_tokens or model.max_output_tokens)

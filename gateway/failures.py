@@ -21,6 +21,7 @@ RATE_LIMIT_TOKENS = "rate_limit_tokens"
 QUOTA = "insufficient_quota"  # a budget is spent: waiting a minute will not help
 OVERLOADED = "overloaded"  # the provider rate-limits us or is overloaded, or the model cools down
 TIMEOUT = "timeout"
+PREVIOUS_RESPONSE_NOT_FOUND = "previous_response_not_found"  # expired, never stored, or another key's
 
 # Retrying these cannot succeed before a person acts, and the SDKs would retry a 429 by default.
 _NO_RETRY = frozenset({QUOTA})

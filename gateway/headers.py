@@ -20,7 +20,7 @@ from billing import gate
 
 logger = logging.getLogger(__name__)
 
-REQUEST_ID = {"openai": "x-request-id", "anthropic": "request-id"}
+REQUEST_ID = {"openai": "x-request-id", "responses": "x-request-id", "anthropic": "request-id"}
 _ID_ATTR, _EXTRA_ATTR = "metnos_request_id", "metnos_headers"
 
 
@@ -108,7 +108,7 @@ def rate_headers(shape_name: str, left: Left | None, at: datetime) -> dict[str, 
     for kind, window in (("requests", left.requests), ("tokens", left.tokens)):
         if window is None:
             continue
-        if shape_name == "openai":
+        if shape_name != "anthropic":
             seconds = max((left.resets_at - at).total_seconds(), 0.0)
             out |= {f"x-ratelimit-limit-{kind}": str(window.limit),
                     f"x-ratelimit-remaining-{kind}": str(window.remaining),

@@ -1,9 +1,10 @@
 """The REST gateway: /v1/chat/completions (OpenAI shape), /v1/messages (Anthropic shape),
-/v1/models and /v1/messages/count_tokens. A request is authenticated by its gw_ key, parsed into
-the canonical form, routed (its `model` is the per-message override, slot 1, through aliases),
-metered by billing (rate limits, budget reservation, ledger row) and sent through the chosen
-provider's adapter; the answer goes back in the inbound shape, streamed or not (gateway.calls).
-The gateway keeps no conversation and runs no tools."""
+/v1/responses (OpenAI's Responses API, gateway.responses), /v1/models and
+/v1/messages/count_tokens. A request is authenticated by its gw_ key, parsed into the canonical
+form, routed (its `model` is the per-message override, slot 1, through aliases), metered by
+billing (rate limits, budget reservation, ledger row) and sent through the chosen provider's
+adapter; the answer goes back in the inbound shape, streamed or not (gateway.calls). The gateway
+runs no tools, and keeps no conversation but a stored Response's."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from core import outages
 from gateway import calls, headers, inbound, model_choice
+from gateway import responses as responses_api
 from gateway.failures import Failure, error_response
 from gateway.shapes import SHAPES, BadRequest
 from gateway.threads import in_pool
@@ -43,6 +45,11 @@ def _listing_shape(request) -> str:
 async def completions(request):
     shape_name = _shape_of(request.path)
     return await inbound.served(request, SHAPES[shape_name], calls.handle, shape_name)
+
+
+@csrf_exempt
+async def responses(request):
+    return await inbound.served(request, SHAPES["responses"], calls.handle, "responses", responses_api.bind)
 
 
 @csrf_exempt

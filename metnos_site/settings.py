@@ -315,6 +315,9 @@ METNOS_GATEWAY_MAX_BODY_BYTES = env_int("METNOS_GATEWAY_MAX_BODY_BYTES", 4 * 102
 # Threads per web process for gateway calls: each waits on its upstream, holding a database
 # connection only while it admits or settles the call.
 METNOS_GATEWAY_THREADS = env_int("METNOS_GATEWAY_THREADS", 64)
+METNOS_ABANDONED_STREAM_DRAIN_S = env_float("METNOS_ABANDONED_STREAM_DRAIN_S", 30.0)  # gateway/streaming.py
+# How long a stored /v1/responses conversation can be continued (previous_response_id), in Redis.
+METNOS_RESPONSES_TTL_S = env_int("METNOS_RESPONSES_TTL_S", 3600)
 # Django refuses bodies over this before any view runs; the gateway answers 413 in its own shape.
 DATA_UPLOAD_MAX_MEMORY_SIZE = METNOS_GATEWAY_MAX_BODY_BYTES
 # Multipart uploads: DATA_UPLOAD_MAX_MEMORY_SIZE counts only their non-file fields. A file past

@@ -20,6 +20,7 @@ urlpatterns = [
     path("jsi18n/", JavaScriptCatalog.as_view(packages=["agents"]), name="javascript-catalog"),
     path("v1/chat/completions", gateway_views.completions, name="v1-chat-completions"),
     path("v1/messages", gateway_views.completions, name="v1-messages"),
+    path("v1/responses", gateway_views.responses, name="v1-responses"),
     path("v1/messages/count_tokens", gateway_views.count_tokens, name="v1-count-tokens"),
     path("v1/models", gateway_views.models, name="v1-models"),
     path("v1/models/<path:model_id>", gateway_views.model, name="v1-model"),

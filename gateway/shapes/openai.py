@@ -224,7 +224,8 @@ class OpenAIShape:
               failures.QUOTA: "insufficient_quota"}  # fmt: skip
     _CODES = {failures.INVALID_KEY: "invalid_api_key", failures.MODEL_NOT_FOUND: "model_not_found",
               failures.CONTEXT_LENGTH: "context_length_exceeded", failures.RATE_LIMIT_REQUESTS: "rate_limit_exceeded",
-              failures.RATE_LIMIT_TOKENS: "rate_limit_exceeded", failures.QUOTA: "insufficient_quota"}  # fmt: skip
+              failures.RATE_LIMIT_TOKENS: "rate_limit_exceeded", failures.QUOTA: "insufficient_quota",
+              failures.PREVIOUS_RESPONSE_NOT_FOUND: "previous_response_not_found"}  # fmt: skip
 
     def error(self, failure: failures.Failure, request_id: str | None = None) -> tuple[int, dict]:
         reason = failure.reason or (failures.RATE_LIMIT_REQUESTS if failure.status == 429 else None)

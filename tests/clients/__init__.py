@@ -1,0 +1,1 @@
+"""Real coding-agent CLIs (Claude Code, Codex) driven against the live gateway."""
