@@ -315,6 +315,9 @@ METNOS_GATEWAY_MAX_BODY_BYTES = env_int("METNOS_GATEWAY_MAX_BODY_BYTES", 4 * 102
 # Threads per web process for gateway calls: each waits on its upstream, holding a database
 # connection only while it admits or settles the call.
 METNOS_GATEWAY_THREADS = env_int("METNOS_GATEWAY_THREADS", 64)
+# The ASGI server `manage.py serve_web` runs (granian or daphne) and granian's worker processes.
+METNOS_WEB_SERVER = env_str("METNOS_WEB_SERVER", "granian")
+METNOS_WEB_WORKERS = env_int("METNOS_WEB_WORKERS", 1)
 METNOS_ABANDONED_STREAM_DRAIN_S = env_float("METNOS_ABANDONED_STREAM_DRAIN_S", 30.0)  # gateway/streaming.py
 # How long a stored /v1/responses conversation can be continued (previous_response_id), in Redis.
 METNOS_RESPONSES_TTL_S = env_int("METNOS_RESPONSES_TTL_S", 3600)
