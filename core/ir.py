@@ -177,6 +177,26 @@ class TextDelta:
 
 
 @dataclass(frozen=True)
+class ThinkingDelta:
+    """A piece of a thinking block (Anthropic's extended thinking). `index` is the upstream's
+    block index: it tells one thinking block from the next."""
+
+    index: int
+    thinking: str
+    type: Literal["thinking_delta"] = "thinking_delta"
+
+
+@dataclass(frozen=True)
+class ThinkingStop:
+    """The end of a thinking block, with its signature: what a client must send back, unchanged,
+    for Anthropic to accept the block in a later turn."""
+
+    index: int
+    signature: str = ""
+    type: Literal["thinking_stop"] = "thinking_stop"
+
+
+@dataclass(frozen=True)
 class ToolUseStart:
     index: int
     id: str
@@ -205,4 +225,7 @@ class MessageStop:
     type: Literal["message_stop"] = "message_stop"
 
 
-StreamEvent = MessageStart | TextDelta | ToolUseStart | ToolUseDelta | ToolUseStop | MessageStop
+# Consumers match events by type and skip those they do not use (thinking, for most of them).
+StreamEvent = (
+    MessageStart | TextDelta | ThinkingDelta | ThinkingStop | ToolUseStart | ToolUseDelta | ToolUseStop | MessageStop
+)

@@ -18,6 +18,8 @@ from core.ir import (
     TextBlock,
     TextDelta,
     ThinkingBlock,
+    ThinkingDelta,
+    ThinkingStop,
     ToolResultBlock,
     ToolSpec,
     ToolUseBlock,
@@ -162,13 +164,31 @@ class AnthropicShape:
         }
 
     def stream(self, events: Iterator, model: str, *, include_usage: bool = False) -> Iterator[bytes]:
+        """As Anthropic streams: each content block (thinking, text, tool_use) opened, filled with
+        its deltas and closed before the next one opens, numbered in order. One block is open at a
+        time: an event of another block closes it, so an upstream that never closes its blocks
+        (the OpenAI-speaking ones close tool calls only at the end) still gives well-formed ones."""
+
         # Anthropic's stream always reports usage (message_start, message_delta): include_usage
         # is OpenAI's and changes nothing here.
         def sse(kind: str, **data) -> bytes:
             return f"event: {kind}\ndata: {json.dumps({'type': kind, **data})}\n\n".encode()
 
         index = -1
-        text_open = False
+        current: tuple[str, int] | None = None  # the open block: its kind and upstream index
+
+        def close() -> list[bytes]:
+            nonlocal current
+            was, current = current, None
+            return [sse("content_block_stop", index=index)] if was else []
+
+        def open_block(kind: str, upstream: int, block: dict) -> list[bytes]:
+            nonlocal index, current
+            frames = close()
+            index += 1
+            current = (kind, upstream)
+            return [*frames, sse("content_block_start", index=index, content_block=block)]
+
         for event in events:
             if isinstance(event, MessageStart):
                 message = {
@@ -182,31 +202,36 @@ class AnthropicShape:
                     "usage": {"input_tokens": 0, "output_tokens": 0},
                 }
                 yield sse("message_start", message=message)
+            elif isinstance(event, ThinkingDelta | ThinkingStop):
+                if current != ("thinking", event.index):
+                    yield from open_block(
+                        "thinking", event.index, {"type": "thinking", "thinking": "", "signature": ""}
+                    )
+                if isinstance(event, ThinkingDelta):
+                    delta = {"type": "thinking_delta", "thinking": event.thinking}
+                    yield sse("content_block_delta", index=index, delta=delta)
+                    continue
+                if event.signature:
+                    delta = {"type": "signature_delta", "signature": event.signature}
+                    yield sse("content_block_delta", index=index, delta=delta)
+                yield from close()
             elif isinstance(event, TextDelta):
-                if not text_open:
-                    index += 1
-                    text_open = True
-                    yield sse("content_block_start", index=index, content_block={"type": "text", "text": ""})
+                if current is None or current[0] != "text":
+                    yield from open_block("text", -1, {"type": "text", "text": ""})
                 yield sse("content_block_delta", index=index, delta={"type": "text_delta", "text": event.text})
             elif isinstance(event, ToolUseStart):
-                if text_open:
-                    yield sse("content_block_stop", index=index)
-                    text_open = False
-                index += 1
-                yield sse("content_block_start", index=index,
-                          content_block={"type": "tool_use", "id": event.id or f"toolu_{uuid.uuid4().hex[:20]}",
-                                         "name": event.name, "input": {}})  # fmt: skip
+                block = {"type": "tool_use", "id": event.id or f"toolu_{uuid.uuid4().hex[:20]}", "name": event.name,
+                         "input": {}}  # fmt: skip
+                yield from open_block("tool_use", event.index, block)
             elif isinstance(event, ToolUseDelta):
-                yield sse(
-                    "content_block_delta",
-                    index=index,
-                    delta={"type": "input_json_delta", "partial_json": event.partial_json},
-                )
+                if current == ("tool_use", event.index):
+                    delta = {"type": "input_json_delta", "partial_json": event.partial_json}
+                    yield sse("content_block_delta", index=index, delta=delta)
             elif isinstance(event, ToolUseStop):
-                yield sse("content_block_stop", index=index)
+                if current == ("tool_use", event.index):
+                    yield from close()
             elif isinstance(event, MessageStop):
-                if text_open:
-                    yield sse("content_block_stop", index=index)
+                yield from close()
                 stop = event.stop_reason if event.stop_reason != "error" else "end_turn"
                 yield sse(
                     "message_delta",

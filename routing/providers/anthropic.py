@@ -18,6 +18,8 @@ from core.ir import (
     TextBlock,
     TextDelta,
     ThinkingBlock,
+    ThinkingDelta,
+    ThinkingStop,
     ToolResultBlock,
     ToolUseBlock,
     ToolUseDelta,
@@ -173,6 +175,7 @@ class AnthropicAdapter(ProviderAdapter):
         usage = Usage()
         stop_reason = "end_turn"
         tool_blocks: set[int] = set()
+        signatures: dict[int, str] = {}  # open thinking blocks, by index
         started = finished = False
         for event_name, data in self._sse(PATH, self._outgoing(body)):
             event = self._json_event(data)
@@ -190,26 +193,38 @@ class AnthropicAdapter(ProviderAdapter):
                 yield MessageStart(model=message.get("model") or request.model)
             elif kind == "content_block_start":
                 block = event.get("content_block") or {}
+                index = int(event.get("index", 0))
                 if block.get("type") == "tool_use":
-                    index = int(event.get("index", 0))
                     tool_blocks.add(index)
                     yield ToolUseStart(index=index, id=block.get("id") or "", name=block.get("name") or "")
+                elif block.get("type") == "thinking":
+                    signatures[index] = block.get("signature") or ""
+                    if block.get("thinking"):
+                        yield ThinkingDelta(index=index, thinking=block["thinking"])
                 elif block.get("type") == "text" and block.get("text"):
                     yield TextDelta(block["text"])
             elif kind == "content_block_delta":
                 delta = event.get("delta") or {}
+                index = int(event.get("index", 0))
                 if delta.get("type") == "text_delta":
                     yield TextDelta(delta.get("text") or "")
                 elif delta.get("type") == "input_json_delta":
-                    yield ToolUseDelta(index=int(event.get("index", 0)), partial_json=delta.get("partial_json") or "")
+                    yield ToolUseDelta(index=index, partial_json=delta.get("partial_json") or "")
+                elif delta.get("type") == "thinking_delta":
+                    yield ThinkingDelta(index=index, thinking=delta.get("thinking") or "")
+                elif delta.get("type") == "signature_delta":
+                    signatures[index] = signatures.get(index, "") + (delta.get("signature") or "")
             elif kind == "content_block_stop":
                 index = int(event.get("index", 0))
                 if index in tool_blocks:
                     yield ToolUseStop(index=index)
+                elif index in signatures:
+                    yield ThinkingStop(index=index, signature=signatures.pop(index))
             elif kind == "message_delta":
                 stop_reason = _STOP.get((event.get("delta") or {}).get("stop_reason") or "", stop_reason)
-                # message_delta carries cumulative counts; fields it omits keep their start values.
-                raw = event.get("usage") or {}
+                # message_delta carries cumulative counts; the fields it omits or sends as null keep
+                # the values message_start gave (input and cache tokens come there).
+                raw = {name: value for name, value in (event.get("usage") or {}).items() if value is not None}
                 if raw:
                     usage = usage_from_wire({**usage_to_wire(usage), **raw})
             elif kind == "message_stop":

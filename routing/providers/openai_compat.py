@@ -212,7 +212,8 @@ class OpenAICompatAdapter(ProviderAdapter):
                 started = True
                 yield MessageStart(model=chunk.get("model") or request.model)
             usage = usage_from_wire(chunk.get("usage")) or usage
-            cost = reported_cost(chunk.get("usage")) or cost
+            # A reported cost of 0 (a free model) is a cost, as in a call answered in one piece.
+            cost = reported if (reported := reported_cost(chunk.get("usage"))) is not None else cost
             for choice in chunk.get("choices") or []:
                 delta = choice.get("delta") or {}
                 if delta.get("content"):

@@ -12,6 +12,8 @@ from core.ir import (
     SystemPrompt,
     TextDelta,
     ThinkingBlock,
+    ThinkingDelta,
+    ThinkingStop,
     ToolResultBlock,
     ToolSpec,
     ToolUseBlock,
@@ -131,6 +133,34 @@ def test_a_stream_yields_text_tool_arguments_and_final_usage():
     stop = events[-1]
     assert isinstance(stop, MessageStop) and stop.stop_reason == "tool_use"
     assert stop.usage == Usage(input_tokens=30, output_tokens=25, cache_read_tokens=100)
+
+
+def test_a_streamed_thinking_block_comes_as_thinking_deltas_then_its_signature():
+    """As Anthropic streams extended thinking: the block, its thinking_delta pieces, one
+    signature_delta, then the text; message_delta's null counts keep message_start's."""
+    thinking = [
+        sse("content_block_start", index=0, content_block={"type": "thinking", "thinking": ""}),
+        sse("content_block_delta", index=0, delta={"type": "thinking_delta", "thinking": "They want "}),
+        sse("content_block_delta", index=0, delta={"type": "thinking_delta", "thinking": "a file."}),
+        sse("content_block_delta", index=0, delta={"type": "signature_delta", "signature": "EqQBCkgIAR"}),
+        sse("content_block_stop", index=0),
+        sse("content_block_start", index=1, content_block={"type": "text", "text": ""}),
+        sse("content_block_delta", index=1, delta={"type": "text_delta", "text": "Here."}),
+        sse("content_block_stop", index=1),
+        sse("message_delta", delta={"stop_reason": "end_turn"}, usage={"input_tokens": None, "output_tokens": 31}),
+        sse("message_stop"),
+    ]
+    with LoopbackProvider() as upstream:
+        upstream.replies.append(Reply(sse_events=[STREAM[0], *thinking]))
+        events = list(AnthropicAdapter(base_url=upstream.url).stream(request(thinking={"type": "enabled"})))
+    assert upstream.requests[0]["json"]["thinking"] == {"type": "enabled"}
+    assert [e for e in events if isinstance(e, ThinkingDelta | ThinkingStop)] == [
+        ThinkingDelta(0, "They want "),
+        ThinkingDelta(0, "a file."),
+        ThinkingStop(0, "EqQBCkgIAR"),
+    ]
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "Here."
+    assert events[-1].usage == Usage(input_tokens=30, output_tokens=31, cache_read_tokens=100)
 
 
 def test_images_and_tool_results_keep_their_shape_and_roles_alternate():
