@@ -39,6 +39,7 @@ KNOWN = frozenset(
 )  # fmt: skip
 _CUSTOM_SCHEMA = {"type": "object", "properties": {CUSTOM_INPUT: {"type": "string"}}, "required": [CUSTOM_INPUT]}
 
+
 def _arguments(raw: Any, what: str) -> dict:
     try:
         args = json.loads(raw) if isinstance(raw, str) else raw if raw is not None else {}
@@ -93,8 +94,10 @@ class _Conversation:
     def add(self, role: str, blocks: list) -> None:
         last = self.messages[-1] if self.messages else None
         tool_results = all(isinstance(b, ToolResultBlock) for b in blocks)
-        if last is not None and last.role == role and (
-            role == "assistant" or (tool_results and all(isinstance(b, ToolResultBlock) for b in last.blocks))
+        if (
+            last is not None
+            and last.role == role
+            and (role == "assistant" or (tool_results and all(isinstance(b, ToolResultBlock) for b in last.blocks)))
         ):
             self.messages[-1] = Message(role, (*last.blocks, *blocks))
         else:
@@ -250,4 +253,3 @@ class ResponsesShape:
         error = self.error(failure, request_id)[1]["error"]
         data = {"type": "error", "code": error["code"], "message": error["message"], "param": error["param"]}
         return f"event: error\ndata: {json.dumps(data)}\n\n".encode()
-

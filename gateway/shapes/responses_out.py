@@ -44,6 +44,7 @@ class ResponseCall:
 def new_id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex}"
 
+
 def usage_to_wire(usage: Usage) -> dict:
     prompt = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
     return {"input_tokens": prompt, "input_tokens_details": {"cached_tokens": usage.cache_read_tokens},
