@@ -20,4 +20,7 @@ RUN if [ -n "$TORCH_INDEX_URL" ]; then pip install --no-cache-dir --index-url "$
 COPY . .
 RUN chmod +x scripts/docker-entrypoint.sh
 ENTRYPOINT ["scripts/docker-entrypoint.sh"]
-CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "metnos_site.asgi:application"]
+# The web tier (granian; METNOS_WEB_SERVER=daphne for daphne); the worker, beat, model and
+# migrate services and the Kubernetes manifests (deploy/k8s) give their own commands.
+EXPOSE 8000
+CMD ["python", "manage.py", "serve_web", "--host", "0.0.0.0", "--port", "8000"]

@@ -19,9 +19,9 @@ from decimal import Decimal
 
 import redis
 from django.conf import settings
-from django.core.cache import cache
 from django.db import transaction
 
+from billing import gate
 from billing.models import Budget, RateLimit, Team
 from core.clock import now
 from gateway.models import GatewayKey
@@ -81,16 +81,19 @@ def issue(
     return Issued(key, raw)
 
 
-GENERATION_KEY = "metnos:gateway:key-generation"  # in the shared Django cache (Redis)
+GENERATION_KEY = "metnos:gateway:key-generation"  # in Redis, through billing's long-lived client
 
 
 def generation() -> int | None:
-    """The current key generation, or None when Redis cannot say (then nothing is cached)."""
+    """The current key generation, or None when Redis cannot say (then nothing is cached). It is
+    read through the process's one Redis client, whose pooled connections live as long as the
+    process: Django's cache would open a connection per request thread."""
     try:
-        value = cache.get(GENERATION_KEY)
+        client = gate.client()
+        value = client.get(GENERATION_KEY)
         if value is None:  # a fresh Redis: start from a value no process can have cached
-            cache.add(GENERATION_KEY, time.time_ns(), timeout=None)
-            value = cache.get(GENERATION_KEY)
+            client.set(GENERATION_KEY, time.time_ns(), nx=True)
+            value = client.get(GENERATION_KEY)
         return int(value)
     except (redis.RedisError, TypeError, ValueError) as exc:  # Redis down: read the database
         logger.warning("key generation unavailable (%s); keys are read from the database", exc)
@@ -101,9 +104,10 @@ def changed() -> None:
     """A key was saved, revoked or deleted: every process drops its cached keys."""
     _cache.clear()
     try:
-        cache.incr(GENERATION_KEY)
-    except ValueError:  # no counter yet: a new one differs from any cached generation
-        cache.set(GENERATION_KEY, time.time_ns(), timeout=None)
+        client = gate.client()
+        # No counter yet (a fresh Redis): a new one differs from any generation a process cached.
+        if not client.set(GENERATION_KEY, time.time_ns(), nx=True):
+            client.incr(GENERATION_KEY)
     except redis.RedisError as exc:
         logger.warning("could not bump the key generation (%s); caches expire within %ss", exc, _CACHE_TTL_S)
 

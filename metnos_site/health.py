@@ -1,4 +1,11 @@
-"""GET /healthz: one line per moving part, 200 when all are ok, 503 naming what failed."""
+"""Health endpoints, each 200 when its checks pass and 503 naming what failed.
+
+GET /healthz: every moving part (database, Redis, a Celery worker, the model server), for people.
+GET /healthz/ready: only what this web process needs to serve a request (database, Redis), for load
+balancers and Kubernetes' readiness probe: a missing worker or model server must not take every
+web replica out of rotation, since the pages still load and say what is down.
+GET /healthz/live: that the process answers at all, touching nothing else, for the liveness probe:
+an outage of Postgres or Redis must not make Kubernetes restart healthy web processes."""
 
 from __future__ import annotations
 
@@ -66,10 +73,12 @@ CHECKS: dict[str, Callable[[], None]] = {
 }
 
 
-@require_GET
-def healthz(request):
+READY_CHECKS: dict[str, Callable[[], None]] = {"database": check_database, "redis": check_redis}
+
+
+def _report(checks: dict[str, Callable[[], None]]) -> JsonResponse:
     results: dict[str, str] = {}
-    for name, check in CHECKS.items():
+    for name, check in checks.items():
         try:
             check()
             results[name] = "ok"
@@ -80,3 +89,18 @@ def healthz(request):
     if failing:
         body["failing"] = failing
     return JsonResponse(body, status=200 if not failing else 503)
+
+
+@require_GET
+def healthz(request):
+    return _report(CHECKS)
+
+
+@require_GET
+def ready(request):
+    return _report(READY_CHECKS)
+
+
+@require_GET
+def live(request):
+    return JsonResponse({"status": "ok"})

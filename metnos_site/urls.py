@@ -9,12 +9,14 @@ from gateway import embeddings as gateway_embeddings
 from gateway import views as gateway_views
 from metnos_site import analytics
 from metnos_site.api import api
-from metnos_site.health import healthz
+from metnos_site.health import healthz, live, ready
 
 urlpatterns = [
     path("", agent_views.chat, name="chat"),
     path("s/<uuid:session_id>/", agent_views.chat, name="chat-session"),
     path("healthz", healthz, name="healthz"),
+    path("healthz/ready", ready, name="healthz-ready"),
+    path("healthz/live", live, name="healthz-live"),
     # The pages' scripts' texts in the visitor's language, from this origin (the CSP allows it).
     # One app named: the catalog then holds locale/'s strings (always read) and not the admin's.
     path("jsi18n/", JavaScriptCatalog.as_view(packages=["agents"]), name="javascript-catalog"),

@@ -85,12 +85,31 @@ def start_model_server(port: int) -> LiveProcess:
     return server
 
 
-def start_web(port: int, env: dict[str, str]) -> LiveProcess:
-    web = LiveProcess(
-        "daphne", [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), "metnos_site.asgi:application"], env
-    )
+def start_web(port: int, env: dict[str, str], *, server: str = "daphne", workers: int = 1) -> LiveProcess:
+    """The web tier with the command line `manage.py serve_web` runs (its argv_for), started
+    straight from the venv's binary: the same server, without a Django start before it."""
+    from core.management.commands.serve_web import argv_for
+
+    argv = argv_for(server, "127.0.0.1", port, workers)
+    web = LiveProcess(server, [str(BIN / argv[0]), *argv[1:]], env)
     web.wait_http(f"http://127.0.0.1:{port}/accounts/login/")
     return web
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of a process and all its descendants (from /proc), in seconds."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total, pending = 0.0, [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        pending += [int(child) for child in children]
+    return total
 
 
 def start_worker(env: dict[str, str], queue: str) -> LiveProcess:

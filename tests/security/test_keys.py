@@ -8,8 +8,8 @@ import time
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
 
+from billing import gate
 from gateway import keys
 from gateway.models import GatewayKey
 
@@ -55,7 +55,7 @@ def test_a_change_made_by_another_process_reaches_this_ones_cache(issued):
     # Another process revokes: it writes the row and bumps the shared generation; this process's
     # cache still holds the key as it was.
     GatewayKey.objects.filter(pk=issued.key.pk).update(revoked=True)
-    cache.incr(keys.GENERATION_KEY)
+    gate.client().incr(keys.GENERATION_KEY)
     with pytest.raises(keys.KeyRejected, match="revoked"):
         keys.authenticate(issued.raw)
 
