@@ -14,6 +14,7 @@ Rate limits: requests and tokens per minute, fixed windows per calendar minute, 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -233,13 +234,22 @@ def _rate_key(lim, at: datetime) -> str:
     return f"{_prefix()}:rate:{lim.scope}:{lim.scope_id}:{at:%Y%m%d%H%M}"
 
 
+# What this thread's last check_rate counted, by rate key: rate_used after it needs no round trip.
+_counted = threading.local()
+
+
 def rate_used(identity: Identity, *, at: datetime) -> list[tuple[RateLimit, int, int]]:
     """Each rate limit on the key and the user with this minute's (requests, tokens) so far, as
-    check_rate counted them; [] when none applies. Raises redis.RedisError."""
+    check_rate counted them (this thread's own count when it just made it, else read from
+    Redis); [] when none applies. Raises redis.RedisError."""
     limits = [lim for lim in _rate_limits(identity) if lim.rpm or lim.tpm]
     if not limits:
         return []
-    counts = client().mget([f"{_rate_key(lim, at)}:{kind}" for lim in limits for kind in ("req", "tok")])
+    bases = [_rate_key(lim, at) for lim in limits]
+    known = getattr(_counted, "counts", {})
+    if all(base in known for base in bases):
+        return [(lim, *known[base]) for lim, base in zip(limits, bases, strict=True)]
+    counts = client().mget([f"{base}:{kind}" for base in bases for kind in ("req", "tok")])
     return [(lim, int(counts[2 * i] or 0), int(counts[2 * i + 1] or 0)) for i, lim in enumerate(limits)]
 
 
@@ -257,6 +267,7 @@ def check_rate(identity: Identity, tokens: int, *, at: datetime) -> None:
         pipe.incrby(f"{base}:tok", tokens)
         pipe.expire(f"{base}:tok", 120)
     counts = pipe.execute()
+    _counted.counts = {_rate_key(lim, at): (counts[i * 4], counts[i * 4 + 2]) for i, lim in enumerate(limits)}
     for i, lim in enumerate(limits):
         requests, used_tokens = counts[i * 4], counts[i * 4 + 2]
         if lim.rpm and requests > lim.rpm:
