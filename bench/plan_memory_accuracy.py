@@ -9,8 +9,11 @@ For each case: a fresh memory and a fresh workspace in which every file and fold
 names exists; the learn request is recorded as a success (L0 and L1, as after a completed
 turn); the probe goes through L0/L1 lookup only, never a model.
 
+--split held|tune|all picks the odd lines of each file, the even ones, or all. Cases carry a
+`class` (paraphrase_verb, modifier_near_miss, …; the first round's have none: "round1").
+
 Last line: one JSON object with cases, hit_rate, false_reuse_rate, arg_accuracy,
-stage1_p50_ms, stage2_p50_ms, lookup_p95_ms."""
+stage1_p50_ms, stage2_p50_ms, lookup_p95_ms, and by_class (the same rates per class)."""
 
 from __future__ import annotations
 
@@ -26,7 +29,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-DEFAULT_CASES = ROOT / "bench" / "cases" / "plan_memory.jsonl"
+CASES_DIR = ROOT / "bench" / "cases"
+# The first round's cases (our own) and the second round's, written blind; in each file the odd
+# lines (1-based) are the held-out half, the even lines the half rules may be tuned on.
+DEFAULT_CASES = f"{CASES_DIR / 'plan_memory.jsonl'},{CASES_DIR / 'plan_memory_round2.jsonl'}"
 PATH_ARGS = ("path", "paths")
 
 
@@ -87,9 +93,33 @@ def args_match(plan, expect: dict) -> bool:
     return True
 
 
+def load_cases(files: str, split: str) -> list[dict]:
+    cases = []
+    for name in files.split(","):
+        lines = [line for line in Path(name).read_text().splitlines() if line.strip()]
+        for number, line in enumerate(lines, 1):
+            if split == "all" or (split == "held") == (number % 2 == 1):
+                cases.append({"class": "round1", **json.loads(line)})
+    return cases
+
+
+def rates(results: list[tuple[str, bool, bool | None]]) -> dict:
+    """(expect, hit, args_ok) per case → hit rate, false reuse rate, argument accuracy."""
+    hits = [hit for expect, hit, _ in results if expect == "hit"]
+    misses = [hit for expect, hit, _ in results if expect != "hit"]
+    checked = [ok for _, _, ok in results if ok is not None]
+    return {
+        "cases": len(results),
+        "hit_rate": round(sum(hits) / len(hits), 4) if hits else None,
+        "false_reuse_rate": round(sum(misses) / len(misses), 4) if misses else None,
+        "arg_accuracy": round(sum(checked) / len(checked), 4) if checked else None,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--cases", default=str(DEFAULT_CASES), help="a JSONL file of cases")
+    parser.add_argument("--cases", default=DEFAULT_CASES, help="JSONL files of cases, comma-separated")
+    parser.add_argument("--split", choices=("all", "held", "tune"), default="all", help="odd lines, even lines, or all")
     parser.add_argument("--quick", action="store_true", help="the first 20 cases")
     parser.add_argument("--verbose", action="store_true", help="print every case's result")
     args = parser.parse_args()
@@ -110,7 +140,7 @@ def main() -> None:
     from planner.models import AntiAutopath, Autopath, Fastpath, Observation
 
     logging.getLogger("planner").setLevel(logging.WARNING)
-    cases = [json.loads(line) for line in Path(args.cases).read_text().splitlines() if line.strip()]
+    cases = load_cases(args.cases, args.split)
     if args.quick:
         cases = cases[:20]
     cat = catalog()
@@ -118,6 +148,7 @@ def main() -> None:
     owner = 1
     hits_expected = hits_ok = misses_expected = false_reuse = args_checked = args_ok = 0
     stage1, stage2, lookups = [], [], []
+    by_class: dict[str, list] = {}
     for number, case in enumerate(cases, 1):
         for table in (Fastpath, Autopath, AntiAutopath, Observation):
             table.objects.all().delete()
@@ -156,9 +187,14 @@ def main() -> None:
             misses_expected += 1
             false_reuse += hit
             verdict = "FALSE REUSE" if hit else "ok"
+        checked_args = None
+        if case["expect"] == "hit" and hit and case.get("expect_args"):
+            checked_args = verdict == "ok"
+        by_class.setdefault(case["class"], []).append((case["expect"], hit, checked_args))
         if args.verbose or verdict != "ok":
             detail = recall.to_trace() if recall else {}
-            print(json.dumps({"case": number, "verdict": verdict, "probe": case["probe"], "recall": detail}))
+            print(json.dumps({"case": number, "class": case["class"], "verdict": verdict, "learn": case["learn"],
+                              "probe": case["probe"], "recall": detail}))  # fmt: skip
     print(
         json.dumps(
             {
@@ -173,6 +209,8 @@ def main() -> None:
                 "stage2_p50_ms": pct(stage2, 0.5),
                 "lookup_p95_ms": pct(lookups, 0.95),
                 "lookup_mean_ms": round(statistics.fmean(lookups), 3) if lookups else 0.0,
+                "split": args.split,
+                "by_class": {name: rates(results) for name, results in sorted(by_class.items())},
             }
         )
     )

@@ -109,3 +109,8 @@ class _Settler:
 
 
 _settler = _Settler()
+
+
+def drain(timeout_s: float = 10.0) -> None:
+    """Settle what is queued now (a server's shutdown), as the exit hook would."""
+    _settler.stop(timeout_s)

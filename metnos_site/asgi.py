@@ -1,3 +1,4 @@
+import asyncio
 import os
 
 from django.core.asgi import get_asgi_application
@@ -11,6 +12,7 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 from django.core.handlers.asgi import ASGIHandler  # noqa: E402
 
 from agents.routing import websocket_urlpatterns  # noqa: E402
+from gateway import settlement  # noqa: E402
 from gateway.views import dispatch  # noqa: E402
 
 
@@ -32,9 +34,23 @@ async def http(scope, receive, send):
     await app(scope, receive, send)
 
 
+async def lifespan(scope, receive, send):
+    """ASGI lifespan, for servers that speak it (granian; daphne does not and settles at exit):
+    at shutdown, the gateway's queued settlements are written before the worker process ends."""
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await asyncio.to_thread(settlement.drain)
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+
+
 application = ProtocolTypeRouter(
     {
         "http": http,
+        "lifespan": lifespan,
         # The Origin check stops other sites from riding the session cookie into a websocket.
         "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }

@@ -85,7 +85,7 @@ def start_model_server(port: int) -> LiveProcess:
     return server
 
 
-def start_web(port: int, env: dict[str, str], *, server: str = "daphne", workers: int = 1) -> LiveProcess:
+def start_web(port: int, env: dict[str, str], *, server: str = "granian", workers: int = 1) -> LiveProcess:
     """The web tier with the command line `manage.py serve_web` runs (its argv_for), started
     straight from the venv's binary: the same server, without a Django start before it."""
     from core.management.commands.serve_web import argv_for

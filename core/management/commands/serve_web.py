@@ -15,9 +15,10 @@ APP = "metnos_site.asgi:application"
 
 
 def argv_for(server: str, host: str, port: int, workers: int) -> list[str]:
-    """The server's command line. `asginl`: Channels' router has no lifespan protocol."""
+    """The server's command line. granian speaks ASGI lifespan: at shutdown each worker settles
+    the gateway's queued calls (metnos_site.asgi.lifespan)."""
     if server == "granian":
-        return ["granian", "--interface", "asginl", "--host", host, "--port", str(port), "--workers", str(workers),
+        return ["granian", "--interface", "asgi", "--host", host, "--port", str(port), "--workers", str(workers),
                 "--backlog", "2048", APP]  # fmt: skip
     if server == "daphne":
         if workers != 1:
