@@ -1,7 +1,7 @@
 import os
 
 from celery import Celery
-from celery.signals import worker_process_init
+from celery.signals import beat_init, worker_process_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "metnos_site.settings")
 
@@ -16,3 +16,11 @@ def warm_embeddings(**kwargs) -> None:
     from planner.embeddings import model
 
     model()
+
+
+@beat_init.connect
+def hold_beat_lock(**kwargs) -> None:
+    """Beat is a singleton: a second one exits non-zero (core/beat_lock.py)."""
+    from core import beat_lock
+
+    beat_lock.hold_or_exit()

@@ -97,11 +97,17 @@ def ensure_key_pepper(var_dir: Path) -> Path | None:
     return pepper_file
 
 
-def database_from_url(url: str, *, pool_max: int = 0) -> dict:
+def database_from_url(url: str, *, pool_max: int = 0, pgbouncer: bool = False) -> dict:
     """postgres://user:password@host:port/name?option=value -> a Django DATABASES entry (psycopg 3),
     parsed by dj-database-url: percent-encoded user names and passwords are decoded, a host that is
     a percent-encoded path is a Unix socket folder, and query options (sslmode, ...) become OPTIONS.
-    pool_max > 0 turns on psycopg's connection pool (the way to reuse connections under ASGI)."""
+    pool_max > 0 turns on psycopg's connection pool (the way to reuse connections under ASGI).
+
+    pgbouncer: the URL names a PgBouncer in transaction mode, which hands each transaction to any
+    of its server connections. What lives on one server connection beyond a transaction is then
+    lost: a prepared statement (psycopg prepares a query run 5 times; prepare_threshold None never
+    does) and a WITH HOLD cursor (Django's server-side cursors for .iterator(): turned off). The
+    pool stays: it keeps this process's connections to PgBouncer, which bounds those to Postgres."""
     db = dict(dj_database_url.parse(url, conn_max_age=0, conn_health_checks=bool(pool_max)))
     if not db.get("NAME"):
         raise ImproperlyConfigured(f"DATABASE_URL has no database name: {_redacted(url)!r}")
@@ -110,6 +116,9 @@ def database_from_url(url: str, *, pool_max: int = 0) -> dict:
     options = {"connect_timeout": 5, **db.get("OPTIONS", {})}
     if pool_max:
         options["pool"] = {"min_size": 1, "max_size": pool_max, "timeout": 5}
+    if pgbouncer:
+        options["prepare_threshold"] = None  # Django's default today; pinned, since PgBouncer depends on it
+        db["DISABLE_SERVER_SIDE_CURSORS"] = True
     # With the pool (CONN_HEALTH_CHECKS): a connection broken while idle in it (the database
     # restarted) is replaced when handed out, so the first request after an outage does not fail on it.
     return {**db, "PORT": str(db.get("PORT") or 5432), "OPTIONS": options}

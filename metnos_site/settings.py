@@ -98,7 +98,11 @@ TEMPLATES = [
 ]
 
 DATABASE_URL = env_url("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/metnos", ("postgres", "postgresql"))
-DATABASES = {"default": database_from_url(DATABASE_URL, pool_max=env_int("METNOS_DB_POOL_MAX", 10))}
+DATABASES = {
+    "default": database_from_url(
+        DATABASE_URL, pool_max=env_int("METNOS_DB_POOL_MAX", 10), pgbouncer=env_bool("METNOS_DB_PGBOUNCER", False)
+    )
+}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env_url("REDIS_URL", "redis://127.0.0.1:6379/0", ("redis", "rediss"))

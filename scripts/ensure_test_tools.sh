@@ -3,7 +3,8 @@
 # 1. From Debian's packages: docker-compose, to validate docker-compose.yml (`docker-compose config -q`;
 #    no Docker engine is needed), and Chromium, for the browser test (driven by Playwright with
 #    executable_path; Playwright downloads nothing), and haproxy, whose configuration
-#    tests/test_deploy.py checks (`haproxy -c`) and which fronts several web processes.
+#    tests/test_deploy.py checks (`haproxy -c`) and which fronts several web processes, and
+#    PgBouncer, which tests/replicas puts between those processes and Postgres.
 # 2. From npm, pinned, into var/npm (git-ignored): Claude Code and the Codex CLI, which
 #    tests/clients drives against the live gateway.
 # Idempotent and quick once done (a version check, no network); where it cannot install it says so
@@ -14,7 +15,8 @@ cd "$(dirname "$0")/.."
 need=()
 command -v docker-compose >/dev/null 2>&1 || need+=(docker-compose)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
-command -v haproxy >/dev/null 2>&1 || need+=(haproxy)
+command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ] || need+=(haproxy)
+command -v pgbouncer >/dev/null 2>&1 || [ -x /usr/sbin/pgbouncer ] || need+=(pgbouncer)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     echo "ensure_test_tools: installing Debian's ${need[*]}"
