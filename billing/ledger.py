@@ -9,21 +9,24 @@
                database half, for callers that settle many calls in one transaction.)
     reap()   → rows still `pending` long after their call (the process died) become
                `interrupted`, billed at their reservation, and are rolled up. A beat job runs it.
-A call a budget or rate limit refuses gets a `refused` row and raises gate.Refused."""
+A call a budget or rate limit refuses gets a `refused` row and raises gate.Refused.
+
+The table is partitioned by month on created_at (billing.partitions): every update finds its row by
+(id, created_at), so that one partition's primary key is searched, never all of them."""
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 from django.db import connection, transaction
 
 from billing import gate, pricing, rollups
 from billing.cost import Price, call_cost
-from billing.models import LedgerEntry, TeamMember
-from core.clock import as_uuid, new_id, now
+from billing.models import LedgerEntry, TeamMember, ordered_id
+from core.clock import as_uuid, now
 
 logger = logging.getLogger(__name__)
 
@@ -34,7 +37,12 @@ class Open:
     price: Price | None
     price_version: int | None
     reservation: gate.Reservation
-    row: dict  # what the pending row was written with (its rollup dimensions)
+    row: dict  # what the pending row was written with (its rollup dimensions, created_at)
+
+    @property
+    def created_at(self) -> datetime:
+        """The other half of the row's key: it names the partition."""
+        return self.row["created_at"]
 
 
 def team_of(user_id: int | None) -> int | None:
@@ -86,7 +94,7 @@ def admit(
             **fields, status=LedgerEntry.Status.REFUSED, settled_at=at, error=str(refused)[:2000]
         )
         raise
-    entry = LedgerEntry(id=new_id(), **fields, reserved_usd=worst)
+    entry = LedgerEntry(id=ordered_id(), **fields, reserved_usd=worst)
     _insert(entry)
     return Open(entry.id, price, version, reservation, {"id": entry.id, **fields})
 
@@ -127,10 +135,26 @@ _SETTLED = ("status", "settled_at", "input_tokens", "output_tokens", "cache_read
 _CASTS = ("text", "timestamptz", "int", "int", "int", "int", "numeric", "bool", "int", "text")
 
 
+def settle_sql(count: int) -> str:
+    """The settling UPDATE of `count` rows, each found by (id, created_at) and still `pending`.
+    The batch's first and last created_at bound the scan too, so the planner keeps only the
+    partitions between them (one, mostly) instead of planning and probing every month."""
+    values = ", ".join(["(%s::uuid, %s::timestamptz, " + ", ".join(f"%s::{cast}" for cast in _CASTS) + ")"] * count)
+    sets = ", ".join(f"{name} = v.{name}" for name in _SETTLED)
+    return (
+        f"UPDATE {LedgerEntry._meta.db_table} AS l SET {sets} "  # noqa: S608
+        f"FROM (VALUES {values}) AS v(id, created_at, {', '.join(_SETTLED)}) "
+        "WHERE l.id = v.id AND l.created_at = v.created_at AND l.status = 'pending' "
+        "AND l.created_at BETWEEN %s AND %s RETURNING l.id"
+    )
+
+
 def record_many(calls: list[tuple[Open, dict]]) -> list[Decimal]:
     """Many settlements at once: one UPDATE of the rows still `pending` and one upsert per
     rollup cell, in one transaction. Each outcome holds usage, status, latency_ms and, optionally,
     error and reported_cost. Returns each call's cost, in order."""
+    if not calls:
+        return []
     at = now()
     costs, rows = [], []
     for opened, outcome in calls:
@@ -144,16 +168,14 @@ def record_many(calls: list[tuple[Open, dict]]) -> list[Decimal]:
             "cache_write_tokens": usage.cache_write_tokens, "cost_usd": cost, "reported_cost": reported is not None,
             "latency_ms": outcome["latency_ms"], "error": (outcome.get("error") or "")[:2000],
         }))  # fmt: skip
-    values = ", ".join(["(%s::uuid, " + ", ".join(f"%s::{cast}" for cast in _CASTS) + ")"] * len(rows))
-    sets = ", ".join(f"{name} = v.{name}" for name in _SETTLED)
-    params = [value for opened, fields in rows for value in (opened.entry_id, *(fields[n] for n in _SETTLED))]
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {LedgerEntry._meta.db_table} AS l SET {sets}, rolled_up = true "  # noqa: S608
-            f"FROM (VALUES {values}) AS v(id, {', '.join(_SETTLED)}) "
-            f"WHERE l.id = v.id AND l.status = 'pending' RETURNING l.id",
-            params,
-        )
+    params = [
+        value
+        for opened, fields in rows
+        for value in (opened.entry_id, opened.created_at, *(fields[n] for n in _SETTLED))
+    ]
+    params += [min(opened.created_at for opened, _ in rows), max(opened.created_at for opened, _ in rows)]
+    with transaction.atomic(savepoint=False), connection.cursor() as cursor:  # no savepoint in a caller's
+        cursor.execute(settle_sql(len(rows)), params)
         updated = {row[0] for row in cursor.fetchall()}
         # The rows as they now stand, without reading them back.
         rollups.add_many([LedgerEntry(**opened.row, **fields) for opened, fields in rows if opened.entry_id in updated])
@@ -162,22 +184,22 @@ def record_many(calls: list[tuple[Open, dict]]) -> list[Decimal]:
 
 def reap(*, older_than: timedelta = timedelta(minutes=10)) -> int:
     """Rows whose process died before settling: billed at their reservation. Idempotent."""
+    pending = LedgerEntry.Status.PENDING
+    stale = list(
+        LedgerEntry.objects.filter(status=pending, created_at__lt=now() - older_than).values_list("id", "created_at")
+    )
     count = 0
-    for entry_id in LedgerEntry.objects.filter(
-        status=LedgerEntry.Status.PENDING, created_at__lt=now() - older_than
-    ).values_list("id", flat=True):
+    for entry_id, created_at in stale:
         with transaction.atomic():
-            entry = (
-                LedgerEntry.objects.select_for_update().filter(pk=entry_id, status=LedgerEntry.Status.PENDING).first()
-            )
+            row = LedgerEntry.objects.filter(id=entry_id, created_at=created_at, status=pending)
+            entry = row.select_for_update().first()
             if entry is None:
                 continue
             entry.status = LedgerEntry.Status.INTERRUPTED
             entry.cost_usd = entry.reserved_usd
             entry.settled_at = now()
             entry.error = "the process making the call stopped before it settled; billed at the reservation"
-            entry.rolled_up = True
-            entry.save()
+            row.update(status=entry.status, cost_usd=entry.cost_usd, settled_at=entry.settled_at, error=entry.error)
             rollups.add(entry)
             count += 1
     return count

@@ -1,5 +1,6 @@
 """The rollup tables, kept incrementally as calls settle and rebuilt from the ledger on demand
-(after re-pricing). Three grains, so each dashboard reads a table sized for it:
+(after re-pricing). They outlive the ledger's retention: a rebuild touches only the days whose
+ledger partitions are still there. Three grains, so each dashboard reads a table sized for it:
 
     billing_rollup          day, model, provider, user, team, key, role, slot (the full grain)
     billing_modelrollup     day, team, model, provider, role, slot (cost and activity pages)
@@ -9,15 +10,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, date, datetime, time, timedelta
 
 from django.db import connection, transaction
 
-from billing import pricing
+from billing import partitions, pricing
 from billing.cost import call_cost
 from billing.models import LATENCY_BUCKETS_MS, LedgerEntry
 from core.ir import Usage
 
+EVER = (datetime(1, 1, 1, tzinfo=UTC), datetime(9999, 1, 1, tzinfo=UTC))  # a range with no bound
 REPRICED = (LedgerEntry.Status.OK, LedgerEntry.Status.ERROR, LedgerEntry.Status.CANCELLED)
 _SUMS = ("calls", "errors", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd",
          "latency_ms_total")  # fmt: skip
@@ -135,16 +137,24 @@ def _values(entry: LedgerEntry) -> dict:
     }
 
 
-def rebuild(day=None) -> None:
-    """Every grain's cells for one day (or all days), recomputed from settled ledger rows."""
-    where = "status NOT IN ('pending', 'refused')"
-    params = []
-    if day is not None:
-        where += " AND (created_at AT TIME ZONE 'UTC')::date = %s"
-        params = [day]
+def rebuild(day: date | None = None) -> None:
+    """Every grain's cells for one day (or every retained day), recomputed from settled ledger
+    rows. Only days the ledger still holds are touched: a month whose partition retention dropped
+    keeps its cells, since nothing is left to recompute them from (billing.partitions)."""
+    since = partitions.retained_since() or EVER[0]
+    if day is None:
+        rebuild_range(since, EVER[1])
+    elif day >= since.date():
+        start = datetime.combine(day, time.min, tzinfo=UTC)
+        rebuild_range(start, start + timedelta(days=1))
+
+
+def rebuild_range(start: datetime, end: datetime) -> None:
+    """The cells of the days in [start, end) (UTC midnights), from the ledger rows created then:
+    a range on created_at, so only those months' partitions are read."""
     with connection.cursor() as cursor:
         for grain in GRAINS:
-            cursor.execute(f"DELETE FROM {grain.table}" + (" WHERE day = %s" if day is not None else ""), params)  # noqa: S608
+            cursor.execute(f"DELETE FROM {grain.table} WHERE day >= %s AND day < %s", [start.date(), end.date()])  # noqa: S608
             columns = ["day", *grain.dims, *grain.sums] + (["latency_hist"] if grain.hist else [])
             select = ["(created_at AT TIME ZONE 'UTC')::date", *grain.dims, *(_FROM_LEDGER[s] for s in grain.sums)]
             if grain.hist:
@@ -152,15 +162,20 @@ def rebuild(day=None) -> None:
             groups = ", ".join(str(i) for i in range(1, len(grain.dims) + 2))
             cursor.execute(
                 f"INSERT INTO {grain.table} ({', '.join(columns)}) SELECT {', '.join(select)} "  # noqa: S608
-                f"FROM billing_ledgerentry WHERE {where} GROUP BY {groups}",
-                params,
+                "FROM billing_ledgerentry WHERE status NOT IN ('pending', 'refused') "
+                f"AND created_at >= %s AND created_at < %s GROUP BY {groups}",
+                [start, end],
             )
 
 
 @transaction.atomic
 def reprice(*, since: datetime) -> tuple[int, int]:
-    """(rows whose cost changed, days rebuilt). Rows the provider priced itself keep its cost."""
+    """(rows whose cost changed, days rebuilt). Rows the provider priced itself keep its cost.
+    Only retained months are re-priced: an earlier `since` starts where the ledger does."""
     pricing.invalidate()
+    retained = partitions.retained_since()
+    if retained is not None:
+        since = max(since, retained)
     changed = 0
     days = set()
     rows = LedgerEntry.objects.filter(created_at__gte=since, status__in=REPRICED, reported_cost=False)
@@ -172,8 +187,15 @@ def reprice(*, since: datetime) -> tuple[int, int]:
         cost = call_cost(usage=usage, price=price)
         days.add(row.created_at.date())
         if cost != row.cost_usd or version != row.price_version_id:
-            LedgerEntry.objects.filter(pk=row.pk).update(cost_usd=cost, price_version_id=version)
+            # By the whole key (id, created_at): the row's own partition.
+            LedgerEntry.objects.filter(id=row.id, created_at=row.created_at).update(
+                cost_usd=cost, price_version_id=version
+            )
             changed += 1
-    for day in sorted(days):
-        rebuild(day)
+    if days:
+        first, last = min(days), max(days)
+        rebuild_range(
+            datetime.combine(first, time.min, tzinfo=UTC),
+            datetime.combine(last, time.min, tzinfo=UTC) + timedelta(days=1),
+        )
     return changed, len(days)

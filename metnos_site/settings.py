@@ -188,6 +188,8 @@ CELERY_BEAT_SCHEDULE = {
     "autopath-promoter": {"task": "planner.tasks.promote_autopaths", "schedule": crontab(minute="*/15")},
     "observations-compaction": {"task": "planner.tasks.compact_observations", "schedule": crontab(hour=3, minute=40)},
     "ledger-reaper": {"task": "billing.tasks.reap_ledger", "schedule": 300.0},
+    "ledger-partitions": {"task": "billing.tasks.ensure_ledger_partitions", "schedule": crontab(hour=2, minute=50)},
+    "ledger-expiry": {"task": "billing.tasks.drop_expired_ledger_partitions", "schedule": crontab(hour=2, minute=55)},
     "undo-checkpoints-pruning": {"task": "agents.tasks.prune_checkpoints", "schedule": crontab(minute=20)},
 }
 
@@ -299,6 +301,8 @@ METNOS_OBSERVATION_RETENTION_DAYS = env_int("METNOS_OBSERVATION_RETENTION_DAYS",
 
 # Billing: budget and rate-limit counters live in Redis under this prefix.
 METNOS_BILLING_PREFIX = env_str("METNOS_BILLING_PREFIX", "metnos")
+# Full months of ledger rows kept besides this one; older monthly partitions are dropped (rollups stay). 0: forever.
+METNOS_LEDGER_RETENTION_MONTHS = env_int("METNOS_LEDGER_RETENTION_MONTHS", 24)
 # The dashboards' savings: what the same tokens would have cost on this model.
 METNOS_BASELINE_MODEL = env_str("METNOS_BASELINE_MODEL", "claude-sonnet-4-5")
 METNOS_BASELINE_PROVIDER_KIND = env_str("METNOS_BASELINE_PROVIDER_KIND", "anthropic")
