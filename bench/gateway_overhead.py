@@ -111,7 +111,9 @@ def main() -> None:
     from tests import live
     from tests.loopback import EndlessOpenAI
 
-    configs = [(server, int(workers)) for server in args.server.split(",") for workers in args.web_workers.split(",")]
+    # daphne serves from one process: it is measured with one worker only.
+    configs = [(server, int(workers)) for server in args.server.split(",") for workers in args.web_workers.split(",")
+               if server != "daphne" or int(workers) == 1]  # fmt: skip
     measured = []
     with EndlessOpenAI(DELAY_S) as upstream:
         provider = Provider.objects.get(name="openai")
