@@ -18,6 +18,7 @@ from agents.selectors import session_for_user
 
 logger = logging.getLogger(__name__)
 
+HARD_FRAME_BYTES = 1024 * 1024  # a frame past this fails the connection (daphne's own limit)
 CLIENT_TYPES = ("message", "approve", "answer", "feedback", "cancel", "edit", "regenerate")
 LIVE_UPDATES_DOWN = "live updates are unavailable (the server cannot reach Redis); reload the page to catch up"
 QUEUE_DOWN = "your message is saved, but the job queue is unreachable: the turn runs as soon as it is back"
@@ -113,7 +114,13 @@ class SessionConsumer(AsyncWebsocketConsumer):
         if text_data is None:
             await self.send_json(frames.error("binary frames are not supported; send JSON text frames"))
             return
-        if len(text_data.encode("utf-8")) > settings.METNOS_WS_MAX_FRAME_BYTES:
+        size = len(text_data.encode("utf-8"))
+        if size > HARD_FRAME_BYTES:
+            # Not a message anyone types: the connection is failed (1009, "message too big"), as
+            # daphne does itself; granian hands such a frame over and leaves the limit to us.
+            await self.close(code=1009)
+            return
+        if size > settings.METNOS_WS_MAX_FRAME_BYTES:
             await self.send_json(frames.error(f"frame is larger than {settings.METNOS_WS_MAX_FRAME_BYTES} bytes"))
             return
         try:

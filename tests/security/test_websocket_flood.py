@@ -66,10 +66,10 @@ def test_garbage_frames_each_get_an_error_and_the_connection_stays_usable(client
     assert not Turn.objects.exists()
 
 
-def test_a_frame_over_daphnes_limit_is_refused_before_it_is_buffered(client, live_stack):
-    """Frames over METNOS_WS_MAX_FRAME_BYTES get an error frame (above); one over daphne's own
-    message limit (1 MiB) fails the connection as it arrives (1009, or a dropped socket), and
-    the server serves the next one."""
+def test_a_frame_over_a_mebibyte_fails_the_connection(client, live_stack):
+    """Frames over METNOS_WS_MAX_FRAME_BYTES get an error frame (above); one over 1 MiB fails the
+    connection (1009, or a dropped socket: daphne refuses it as it arrives, under granian the
+    consumer closes), and the server serves the next one."""
     session = client.create_session()
     with client.websocket(session) as ws:
         with pytest.raises(ConnectionClosed) as closed:
