@@ -140,7 +140,7 @@ async def dispatch(request):
         try:
             response = await view(request, **kwargs)
         except Exception as exc:
-            reason = outages.reason_for(exc)
+            reason = outages.noted(exc)
             if reason is None:
                 logger.exception("gateway request failed: %s", path)
                 failure = Failure(500, "internal error; the server log has the details")

@@ -108,7 +108,7 @@ def database_from_url(url: str, *, pool_max: int = 0, pgbouncer: bool = False) -
     lost: a prepared statement (psycopg prepares a query run 5 times; prepare_threshold None never
     does) and a WITH HOLD cursor (Django's server-side cursors for .iterator(): turned off). The
     pool stays: it keeps this process's connections to PgBouncer, which bounds those to Postgres."""
-    db = dict(dj_database_url.parse(url, conn_max_age=0, conn_health_checks=bool(pool_max)))
+    db = dict(dj_database_url.parse(url, conn_max_age=0, conn_health_checks=False))
     if not db.get("NAME"):
         raise ImproperlyConfigured(f"DATABASE_URL has no database name: {_redacted(url)!r}")
     if db["ENGINE"] != "django.db.backends.postgresql":
@@ -119,8 +119,8 @@ def database_from_url(url: str, *, pool_max: int = 0, pgbouncer: bool = False) -
     if pgbouncer:
         options["prepare_threshold"] = None  # Django's default today; pinned, since PgBouncer depends on it
         db["DISABLE_SERVER_SIDE_CURSORS"] = True
-    # With the pool (CONN_HEALTH_CHECKS): a connection broken while idle in it (the database
-    # restarted) is replaced when handed out, so the first request after an outage does not fail on it.
+    # No check each time the pool hands a connection out (CONN_HEALTH_CHECKS: a round trip per
+    # request): core.outages checks the pool's idle connections on the first database error.
     return {**db, "PORT": str(db.get("PORT") or 5432), "OPTIONS": options}
 
 
