@@ -9,11 +9,17 @@ For each case: a fresh memory and a fresh workspace in which every file and fold
 names exists; the learn request is recorded as a success (L0 and L1, as after a completed
 turn); the probe goes through L0/L1 lookup only, never a model.
 
+It runs in its own database, metnos_bench beside DATABASE_URL's (METNOS_BENCH_DB names another:
+each case empties the memory tables, so two benches must not share one).
+
 --split held|tune|all picks the odd lines of each file, the even ones, or all. Cases carry a
-`class` (paraphrase_verb, modifier_near_miss, …; the first round's have none: "round1").
+`class` (paraphrase_verb, modifier_near_miss, …; the first round's have none: "round1"). A case
+from the held-out half is never printed, whatever the flags: only the totals say how it went.
 
 Last line: one JSON object with cases, hit_rate, false_reuse_rate, arg_accuracy,
-stage1_p50_ms, stage2_p50_ms, lookup_p95_ms, and by_class (the same rates per class)."""
+stage1_p50_ms, stage2_p50_ms, lookup_p95_ms, and by_class (the same rates per class); also
+invalid_plans, the expected hits whose learned plan the validator rejects on its own (its shape:
+E+ (F|A)?, planner.validator), which memory can never serve, and hit_rate_valid_plans without them."""
 
 from __future__ import annotations
 
@@ -99,7 +105,7 @@ def load_cases(files: str, split: str) -> list[dict]:
         lines = [line for line in Path(name).read_text().splitlines() if line.strip()]
         for number, line in enumerate(lines, 1):
             if split == "all" or (split == "held") == (number % 2 == 1):
-                cases.append({"class": "round1", **json.loads(line)})
+                cases.append({"class": "round1", **json.loads(line), "_held": number % 2 == 1})
     return cases
 
 
@@ -124,7 +130,10 @@ def main() -> None:
     parser.add_argument("--verbose", action="store_true", help="print every case's result")
     args = parser.parse_args()
     base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/metnos").rsplit("/", 1)[0]
-    os.environ.update({"DATABASE_URL": f"{base}/metnos_bench", "DJANGO_SETTINGS_MODULE": "metnos_site.settings"})
+    # METNOS_BENCH_DB: a database of its own, when another bench uses metnos_bench at the same time
+    # (each case empties the memory tables).
+    name = os.environ.get("METNOS_BENCH_DB", "metnos_bench")
+    os.environ.update({"DATABASE_URL": f"{base}/{name}", "DJANGO_SETTINGS_MODULE": "metnos_site.settings"})
     subprocess.run([sys.executable, "scripts/ensure_database.py"], cwd=ROOT, check=True)
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, check=True)
     import django
@@ -138,6 +147,8 @@ def main() -> None:
     from planner.embeddings import embed, model
     from planner.memory import autopath, fastpath
     from planner.models import AntiAutopath, Autopath, Fastpath, Observation
+    from planner.plan import parse
+    from planner.validator import validate
 
     logging.getLogger("planner").setLevel(logging.WARNING)
     cases = load_cases(args.cases, args.split)
@@ -147,6 +158,7 @@ def main() -> None:
     model()  # loaded once, outside the timings
     owner = 1
     hits_expected = hits_ok = misses_expected = false_reuse = args_checked = args_ok = 0
+    invalid = invalid_hits = 0
     stage1, stage2, lookups = [], [], []
     by_class: dict[str, list] = {}
     for number, case in enumerate(cases, 1):
@@ -176,6 +188,8 @@ def main() -> None:
         if case["expect"] == "hit":
             hits_expected += 1
             hits_ok += hit
+            if any(p.blocking for p in validate(parse({"final_message": "", **case["plan"]}), cat)):
+                invalid, invalid_hits = invalid + 1, invalid_hits + hit
             if hit and case.get("expect_args"):
                 args_checked += 1
                 matched = args_match(recall.plan, case["expect_args"])
@@ -191,7 +205,7 @@ def main() -> None:
         if case["expect"] == "hit" and hit and case.get("expect_args"):
             checked_args = verdict == "ok"
         by_class.setdefault(case["class"], []).append((case["expect"], hit, checked_args))
-        if args.verbose or verdict != "ok":
+        if (args.verbose or verdict != "ok") and not case["_held"]:
             detail = recall.to_trace() if recall else {}
             print(json.dumps({"case": number, "class": case["class"], "verdict": verdict, "learn": case["learn"],
                               "probe": case["probe"], "recall": detail}))  # fmt: skip
@@ -205,6 +219,10 @@ def main() -> None:
                 "hit_rate": round(hits_ok / hits_expected, 4) if hits_expected else None,
                 "false_reuse_rate": round(false_reuse / misses_expected, 4) if misses_expected else None,
                 "arg_accuracy": round(args_ok / args_checked, 4) if args_checked else None,
+                "invalid_plans": invalid,
+                "hit_rate_valid_plans": round((hits_ok - invalid_hits) / (hits_expected - invalid), 4)
+                if hits_expected > invalid
+                else None,
                 "stage1_p50_ms": pct(stage1, 0.5),
                 "stage2_p50_ms": pct(stage2, 0.5),
                 "lookup_p95_ms": pct(lookups, 0.95),

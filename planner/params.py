@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from planner import lexicon
 from planner.intent import _OBJECT_PHRASES, _OBJECT_STEMS, _VERB_PHRASES, _VERB_STEMS
 from planner.plan import PLACEHOLDER
 from planner.text import STOPWORDS, fold, stems
@@ -61,20 +62,16 @@ PATTERNS: tuple[tuple[str, re.Pattern], ...] = (
 TYPES = tuple(name for name, _ in PATTERNS)
 # Types whose every value must find its slot in a plan for the plan to be learned: a plan that
 # ignores a path or a number the request gave is not a plan for that request.
-_NEGATIONS = frozenset("not no never without except dont don't non nessuno senza tranne mai".split())
+# Negations and exclusions (planner/canonical.yaml's modifiers): "don't read" is not "read".
+_NEGATIONS = lexicon.negations()
 # Politeness and words whose presence does not change what a plan does.
 _FILLERS = frozenset(
     """tell give let me please kindly could would you can now thanks dimmi fammi have has got hai ho
     there exist exists text content contents ones entries items every each currently right all
     tutti tutte ogni contenuto testo""".split()
 )
-# Words that change what a step does, folded onto one token per meaning.
-_MODIFIERS = {
-    "last": "last", "final": "last", "ending": "last", "bottom": "last", "tail": "last", "ultime": "last",
-    "ultimi": "last", "ultima": "last", "ultimo": "last",
-    "first": "first", "initial": "first", "top": "first", "head": "first", "beginning": "first", "prime": "first",
-    "primi": "first", "prima": "first", "primo": "first",
-}  # fmt: skip
+# Words that change what a step does, folded onto one token per meaning (first, last).
+_MODIFIERS = {word: label for word, label in lexicon.modifier_words().items() if label in ("first", "last")}
 # Operations that one intent verb covers but a plan does not (computing a sum is not an average,
 # writing is not appending): each keeps a token of its own, in either language.
 _OPERATIONS = {
@@ -125,13 +122,20 @@ def _number(text: str) -> int | float:
     return float(text) if "." in text else int(text)
 
 
-def extract(text: str, workspace: Path | None = None) -> Extraction:
+def extract(text: str, workspace: Path | None = None, extra: tuple = ()) -> Extraction:
+    """The request's typed values. `extra`: (type, pattern, before_type) triples of types only some
+    readers want (plan memory's operators and schedules, planner.canonical), each looked for just
+    before `before_type`."""
     taken: list[tuple[int, int, str, str]] = []  # start, end, type, text
 
     def free(start: int, end: int) -> bool:
         return all(end <= s or start >= e for s, e, _, _ in taken)
 
+    patterns: list[tuple[str, re.Pattern]] = []
     for kind, pattern in PATTERNS:
+        patterns += [(k, p) for k, p, before in extra if before == kind]
+        patterns.append((kind, pattern))
+    for kind, pattern in patterns:
         for match in pattern.finditer(text):
             group = next((g for g in match.groups() if g), None) if match.groups() else None
             start, end = match.span()
@@ -221,10 +225,24 @@ def _bounded(haystack: str, needle: str) -> list[int]:
     return found
 
 
+def _between_numbers(haystack: str, operator: str) -> list[int]:
+    """Where an arithmetic operator occurs between two operands (a number, a slot, a bracket):
+    the "/" of "${PARAM:number_1} / 8", never the one in "notes/a.md" or a "**bold**" word."""
+    found = []
+    for match in re.finditer(re.escape(operator), haystack):
+        before, after = haystack[: match.start()].rstrip(), haystack[match.end() :].lstrip()
+        if before[-1:] in ("*", "/") or after[:1] in ("*", "/"):
+            continue  # part of a longer operator ("**", "//")
+        if re.search(r"(?:[\d)]|\})$", before) and re.match(r"[\d(]|\$\{PARAM:", after):
+            found.append(match.start())
+    return found
+
+
 def parametrize(plan: dict, extraction: Extraction) -> tuple[dict, dict[str, dict]]:
     """The plan with the request's values replaced by ${PARAM:type_i} slots, and the slots'
     specs {name: {"type", "cast"}}. Constants the model chose stay. Raises NotLearnable."""
-    values = sorted(extraction.values, key=lambda v: -len(v.text))
+    # Longest first; operators last, once the numbers around them are slots.
+    values = sorted(extraction.values, key=lambda v: (v.type == "op", -len(v.text)))
     used: set[str] = set()
     slots: dict[str, dict] = {}
 
@@ -242,9 +260,9 @@ def parametrize(plan: dict, extraction: Extraction) -> tuple[dict, dict[str, dic
     def inside(text: str) -> str:
         out = text
         for v in values:
-            if len(v.text) < 2 and v.type != "number":
+            if len(v.text) < 2 and v.type not in ("number", "op"):
                 continue
-            spots = _bounded(out, v.text)
+            spots = _between_numbers(out, v.text) if v.type == "op" else _bounded(out, v.text)
             if not spots:
                 continue
             if sum(1 for other in values if other.text == v.text) > 1:

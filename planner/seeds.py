@@ -53,7 +53,7 @@ def load(catalog: Catalog, path: Path = SEED_FILE) -> Loaded:
             raise SeedError(f"seed {number} ({request!r}): {'; '.join(map(str, problems))}")
         probe = Probe.of(request, None, None)
         try:
-            template, slots = learnable(plan, probe.extraction, catalog)
+            template, slots = learnable(plan, probe.values, catalog)
         except P.NotLearnable as exc:
             raise SeedError(f"seed {number} ({request!r}): {exc}") from exc
         digest = P.plan_hash(template)

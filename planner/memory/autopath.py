@@ -97,7 +97,7 @@ def record_success(
     """Count a success of `plan` (literal, as executed) for this request: into its cluster's
     entry for the same plan, or as a new challenger. Then the cluster's promotion is settled."""
     try:
-        template, slots = learnable(plan, probe.extraction, catalog)
+        template, slots = learnable(plan, probe.values, catalog)
     except P.NotLearnable:
         return None
     executors = executors_of(template, catalog)
@@ -138,7 +138,7 @@ def cluster_of(probe: Probe, owner_id: int | None) -> uuid.UUID:
             Q(owner_id=owner_id) if owner_id else Q(owner__isnull=True),
             verb=probe.intent.verb or "",
             object=probe.intent.object or "",
-            slot_counts=probe.extraction.counts,
+            slot_counts=probe.values.counts,
         )
         .exclude(status=Autopath.Status.RETIRED)
         .annotate(distance=CosineDistance("embedding", list(probe.embedding)))
@@ -212,7 +212,7 @@ def record_failure(probe: Probe, plan: dict, *, reason: str) -> AntiAutopath | N
     """A plan failed for this request. After METNOS_ANTI_AUTOPATH_FAILURES failures of the same
     (parametrized) plan for the same intent within the expiry window, it is banned."""
     try:
-        template, _ = P.parametrize(plan, probe.extraction)
+        template, _ = P.parametrize(plan, probe.values)
     except P.NotLearnable:
         template = plan
     digest = P.plan_hash(template)

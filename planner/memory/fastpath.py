@@ -1,5 +1,7 @@
 """L0 fastpath: a remembered plan for every request the full plan answered, served with no
-model call. Stage 1 is an exact match on the masked request's hash (a B-tree lookup); stage 2
+model call. Stage 1 is an exact match on the request's canonical key (planner.canonical: the
+same request in other words, numbers or operators in words, a kind of file by name; a B-tree
+lookup, no embedding); stage 2
 is a cosine K-NN over embeddings (pgvector HNSW) under the guards in planner.memory.probe; stage 3,
 when nothing is near by meaning, is an equal signature (the same request in other words or in
 Italian: the embedding model is English-only), under the same guards.
@@ -38,7 +40,7 @@ def lookup(probe: Probe, catalog: Catalog, started: float) -> Recall | None:
     active = Fastpath.objects.filter(owner_scope(probe.owner_id), status=Fastpath.Status.ACTIVE).exclude(
         plan_hash__in=banned  # a subquery: one round trip
     )
-    # Stage 1: the same masked request. The user's own entries before seeds.
+    # Stage 1: the same canonical form. The user's own entries before seeds.
     for entry in active.filter(key=probe.key).order_by(F("owner_id").desc(nulls_last=True), "-created_at")[:3]:
         if not _current(entry, catalog):
             continue
@@ -92,7 +94,7 @@ def learn(
     """Remember a plan that just succeeded for this request; None when it cannot be remembered
     safely (planner.params.NotLearnable) or names an executor the catalog lacks."""
     try:
-        template, slots = learnable(plan, probe.extraction, catalog)
+        template, slots = learnable(plan, probe.values, catalog)
     except P.NotLearnable as exc:
         logger.info("not remembered: %s", exc)
         return None

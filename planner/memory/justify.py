@@ -33,11 +33,13 @@ _SLOT = re.compile(r"<\w+:\d+>")
 
 
 class _Said:
-    """What the (masked) request says in words, and what it gives by a known rule."""
+    """What the (masked) request says in words, and what it gives by a known rule. The words of
+    its quoted values count too: a schedule named "check inbox" for «'check inbox.md'» (and such a
+    plan is served only to a request whose own values say them, planner.memory.probe.admit)."""
 
-    def __init__(self, masked: str):
+    def __init__(self, masked: str, quoted: tuple[str, ...] = ()):
         plain = fold(_SLOT.sub(" ", masked))
-        self.words = set(words(plain))
+        self.words = set(words(plain)) | {w for text in quoted for w in words(text) if not w.isdigit()}
         self.stems = {s for w in self.words for s in stems(w)}
         self.derived = {normalized(v) for v in object_kinds.derived_values(plain)}
 
@@ -47,8 +49,19 @@ class _Said:
         return word in STOPWORDS or word in self.words or bool(set(stems(word)) & (self.stems | vocabulary))
 
 
+_VOCABULARIES: dict[tuple[str, str], frozenset[str]] = {}
+
+
 def _vocabulary(executor: Executor) -> frozenset[str]:
-    """The words of a tool's own manifest: its description, tags, and its args' descriptions and enums."""
+    """The words of a tool's own manifest: its description, tags, and its args' descriptions and
+    enums. Kept per executor version: every lookup that admits a plan checks it again."""
+    cached = _VOCABULARIES.get((executor.name, executor.digest))
+    if cached is None:
+        cached = _VOCABULARIES[(executor.name, executor.digest)] = _manifest_words(executor)
+    return cached
+
+
+def _manifest_words(executor: Executor) -> frozenset[str]:
     texts = [executor.description, *executor.affinity]
 
     def walk(schema: Any) -> None:
@@ -89,10 +102,11 @@ def _check(value: Any, schema: dict, required: bool, where: str, said: _Said, vo
     return [f"{where}: {', '.join(unsaid[:5])!s} not in the request"] if unsaid else []
 
 
-def unjustified(template: dict, masked_request: str, catalog: Catalog) -> list[str]:
+def unjustified(template: dict, masked_request: str, catalog: Catalog, quoted: tuple[str, ...] = ()) -> list[str]:
     """One reason for each literal of a parametrized plan that the request does not justify;
-    empty when the plan is learnable. A step whose tool the catalog lacks is left to the ager."""
-    said = _Said(masked_request)
+    empty when the plan is learnable. `quoted`: the request's quoted values. A step whose tool the
+    catalog lacks is left to the ager."""
+    said = _Said(masked_request, quoted)
     reasons: list[str] = []
     for index, step in enumerate(template.get("steps", []), 1):
         executor = catalog.get(step.get("tool"))
@@ -111,10 +125,14 @@ def learnable(plan: dict, extraction: P.Extraction, catalog: Catalog) -> tuple[d
     """The plan parametrized (planner.params.parametrize) when every literal left is justified;
     raises planner.params.NotLearnable with the reasons otherwise."""
     template, slots = P.parametrize(plan, extraction)
-    reasons = unjustified(template, extraction.masked, catalog)
+    reasons = unjustified(template, extraction.masked, catalog, quoted_values(extraction))
     if reasons:
         raise P.NotLearnable("not justified by the request: " + "; ".join(reasons[:3]))
     return template, slots
+
+
+def quoted_values(extraction: P.Extraction) -> tuple[str, ...]:
+    return tuple(v.text for v in extraction.values if v.type == "quoted")
 
 
 def prune(fastpaths, autopaths) -> int:

@@ -6,10 +6,13 @@ A request is a Probe: its typed values and masked text (planner.params), its int
 signature, and (only when a stage needs it) its embedding. A remembered plan is served only
 when every guard holds; otherwise it is a miss and the request goes on to the proposer:
 
-    same masked request (stage 1) or cosine ≥ METNOS_MEMORY_MIN_COSINE (stage 2) or, with no
-        neighbour near enough, an equal signature (stage 3: the same request in other words or
-        in the other language, «elenca i file in docs/» for «list the files in docs/»; the
-        embedding model is English-only)
+    same canonical key (stage 1, planner.canonical) or cosine ≥ METNOS_MEMORY_MIN_COSINE
+        (stage 2) or, with no neighbour near enough, an equal signature (stage 3: the same
+        request in other words the canonical form does not know; the embedding model is
+        English-only)
+    and, at every stage, the same modifiers (negation, exclusion, condition, schedule, range,
+        comparative: planner.canonical.modifiers) and every literal of the plan justified by
+        this request (planner.memory.justify)
     and the intent's verbs agree and its objects are equal
     and the signatures agree (slots, modifiers, negation, objects and content words equal;
         verbs of the same tool family)
@@ -29,10 +32,13 @@ from django.conf import settings
 from django.db.models import F, Q
 
 from core.clock import now
+from planner import canonical
 from planner import params as P
+from planner.canonical import Canonical
 from planner.catalog import Catalog
 from planner.embeddings import embed
 from planner.intent import TOOL_VERBS, Intent, extract, step_kinds
+from planner.memory.justify import quoted_values, unjustified
 from planner.plan import PLACEHOLDER, Plan, PlanError, parse
 from planner.validator import validate
 
@@ -42,10 +48,10 @@ logger = logging.getLogger(__name__)
 @dataclass
 class Probe:
     text: str
-    extraction: P.Extraction
+    extraction: P.Extraction  # the request's typed values as written (the route decision reads them)
     intent: Intent
     owner_id: int | None
-    signature: tuple[str, ...] = ()
+    form: Canonical  # as memory keys it: values from the canonical text, tokens (planner.canonical)
     workspace: Path | None = None
     _embedding: tuple[float, ...] | None = field(default=None, repr=False)
 
@@ -53,17 +59,27 @@ class Probe:
     def of(cls, text: str, workspace, owner_id: int | None) -> Probe:
         """The request as memory sees it. Its intent comes from the masked text: a value is not
         part of what is asked ("notes/a.md" must not make "files" the object of "read its lines")."""
-        extraction = P.extract(text, workspace)
-        intent = extract(re.sub(r"<\w+:\d+>", " ", extraction.masked))
-        return cls(text, extraction, intent, owner_id, P.signature(extraction.masked), workspace)
+        form = canonical.of(text, workspace)
+        intent = extract(re.sub(r"<\w+:\d+>", " ", form.extraction.masked))
+        return cls(text, P.extract(text, workspace), intent, owner_id, form, workspace)
+
+    @property
+    def values(self) -> P.Extraction:
+        """The values plans are parametrized by and filled from: numbers in words as numbers,
+        operators and schedules as values of their own."""
+        return self.form.extraction
 
     @property
     def key(self) -> str:
-        return self.extraction.key
+        return self.form.key
+
+    @property
+    def signature(self) -> tuple[str, ...]:
+        return self.form.signature
 
     @property
     def masked(self) -> str:
-        return self.extraction.masked
+        return self.form.extraction.masked
 
     @property
     def embedding(self) -> tuple[float, ...]:
@@ -141,7 +157,12 @@ def bind(plan: dict, values: dict[str, Any]) -> dict:
 
 
 def admit(entry, probe_: Probe, catalog: Catalog, *, stage: int, cosine: float) -> tuple[Plan, dict] | None:
-    """The entry's plan bound to the probe's values when every guard holds, else None."""
+    """The entry's plan bound to the probe's values when every guard holds, else None. At every
+    stage and any cosine: the same modifiers (planner.canonical.modifiers: "all but the first 3
+    lines" is never "the first 3 lines"), and every literal the plan keeps justified by this
+    request too (planner.memory.justify)."""
+    if canonical.modifiers(entry.signature) != canonical.modifiers(probe_.signature):
+        return None
     if stage >= 2:
         if cosine < settings.METNOS_MEMORY_MIN_COSINE and tuple(entry.signature) != probe_.signature:
             return None
@@ -151,8 +172,10 @@ def admit(entry, probe_: Probe, catalog: Catalog, *, stage: int, cosine: float) 
             return None
         if not P.order_safe(entry.plan, entry.slot_counts):
             return None
-    values = P.fill(entry.slots, probe_.extraction, entry.slot_counts)
+    values = P.fill(entry.slots, probe_.values, entry.slot_counts)
     if values is None:
+        return None
+    if unjustified(entry.plan, probe_.masked, catalog, quoted_values(probe_.values)):
         return None
     try:
         plan = parse(bind(entry.plan, values))
@@ -175,7 +198,7 @@ def row_fields(probe_: Probe, template: dict, slots: dict, executors: dict) -> d
         "verb": probe_.intent.verb or "",
         "object": probe_.intent.object or "",
         "slots": slots,
-        "slot_counts": probe_.extraction.counts,
+        "slot_counts": probe_.values.counts,
         "plan": template,
         "plan_hash": P.plan_hash(template),
         "executors": executors,
@@ -215,6 +238,6 @@ def template_of(probe_: Probe, plan: dict | None) -> dict | None:
     if plan is None:
         return None
     try:
-        return P.parametrize(plan, probe_.extraction)[0]
+        return P.parametrize(plan, probe_.values)[0]
     except P.NotLearnable:
         return plan

@@ -23,7 +23,7 @@ def learn(probe_: Probe, outcome: TurnOutcome, catalog: Catalog, turn_id: str) -
         return
     if outcome.plan_ok and outcome.layer in ("engine", "recovery"):
         try:
-            learnable(outcome.plan, probe_.extraction, catalog)
+            learnable(outcome.plan, probe_.values, catalog)
         except P.NotLearnable as exc:
             outcome.trace["learn"] = {"learned": False, "reason": str(exc)[:500]}
             return

@@ -1,0 +1,278 @@
+"""Plan memory's canonical form of a request: what it asks, as canonical tokens, so that requests
+that ask the same thing in other words share one stage-1 key and no embedding is needed.
+
+    "can you show me what's in config/logging.yaml"  → v:read <file>
+    "print out config/settings.yaml"                 → v:read <file>
+    «che file ci sono in musica/?»                   → v:list <dir>
+    "how many markdown files do I have?"            → v:count <glob>
+    "what is seven times eight?" / «quanto fa 7 x 8» → <number> <op> <number>
+    "show all but the first 3 lines of README.md"    → v:read m:except m:first <number> o:lines <file>
+
+The request is first rewritten (planner.spelled: numbers, operators, schedules, kinds of file,
+facts); its values are extracted from that text with two more types, `op` (an arithmetic
+operator between two numbers) and `schedule` ("every day at 09:00"), and masked. The masked words
+then become tokens: a verb or object phrase its label (planner/canonical.yaml, shared with the
+intent extractor), a modifier its class ("m:except": never noise, planner.memory.probe.admit), a
+noun that only names the kind of value beside it nothing («la cartella foto/» is <dir>), a
+stop-word or filler nothing, any other word its stem. A path is typed by how it is written: a
+folder ends with "/", a file has an extension.
+
+The key hashes the tokens as a set, the values as a multiset, and, in order, the verbs and the
+values of a type that occurs more than once: "move a.md to b/ and delete c.md" is not "delete
+a.md and move c.md to b/", while "in a.md replace 'x' with 'y'" is "replace 'x' with 'y' in a.md"."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from planner import lexicon, object_kinds, spelled
+from planner import params as P
+from planner.intent import _OBJECT_PHRASES, _OBJECT_STEMS, _VERB_PHRASES, _VERB_STEMS
+from planner.text import STOPWORDS, fold, stems
+
+# The two value types only plan memory extracts (planner.params.extract's `extra`).
+_CLOCK = r"\d{1,2}(?::\d{2})?(?:\s?[ap]\.?m\.?)?"
+_UNITS = (
+    r"(?:\d+ )?(?:minutes|hours|days|weeks|months|years)|minute|hour|day|weekday|week|month|year|morning|evening"
+    r"|night|afternoon|monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+)
+EXTRA_TYPES = (
+    ("schedule", re.compile(rf"\bevery (?:{_UNITS})\b(?: at {_CLOCK}(?![\w:]))?"), "datetime"),
+    ("op", re.compile(r"(?<=[\d)]\s)(\*\*|[-+*/%^])(?=\s[-\d(])|(?<=[\d)])(\*\*|[-+*/%^])(?=[-\d(])"), "number"),
+)
+_SLOT = re.compile(r"<(\w+):\d+>")
+# A verb's own words before anyone's stems: «conta» counts, though «contengono» shares its stem.
+_VERB_WORDS = {fold(t): label for label, terms in lexicon.verbs().items() for t in terms if t.isalpha()}
+_PATHS = ("<path>", "<file>", "<dir>")
+_LOCATIONS = frozenset({*_PATHS, "<url>"})
+
+
+@dataclass(frozen=True)
+class Canonical:
+    text: str  # the request as planner.spelled wrote it
+    extraction: P.Extraction  # its values, with operators and schedules
+    tokens: tuple[str, ...]  # in order
+
+    @property
+    def signature(self) -> tuple[str, ...]:
+        return tuple(sorted(set(self.tokens)))
+
+    @property
+    def key(self) -> str:
+        return key(self.tokens)
+
+
+def key(tokens: tuple[str, ...]) -> str:
+    """Stage 1's fingerprint (see the module's docstring)."""
+    slots = [t for t in tokens if t.startswith("<")]
+    kinds = Counter(_kind(t) for t in slots)
+    order: list[str] = []
+    for t in tokens:
+        if (t.startswith("v:") or (t.startswith("<") and kinds[_kind(t)] > 1)) and order[-1:] != [t]:
+            order.append(t)
+    shape = [sorted({t for t in tokens if not t.startswith("<")}), sorted(slots), order]
+    return hashlib.sha256(json.dumps(shape).encode()).hexdigest()
+
+
+def modifiers(signature) -> frozenset[str]:
+    """The modifiers a request carries ("m:not", "m:except", "m:if", "m:first", …) and its schedule."""
+    return frozenset(t for t in signature if t.startswith("m:") or t == "<schedule>")
+
+
+def of(text: str, workspace: Path | None = None) -> Canonical:
+    rewritten = spelled.rewrite(text, workspace)
+    extraction = P.extract(rewritten, workspace, EXTRA_TYPES)
+    return Canonical(rewritten, extraction, tokens(extraction))
+
+
+def _kind(slot: str) -> str:
+    return "path" if slot in _PATHS else slot.strip("<>")
+
+
+def _slot(value: P.Value) -> str:
+    if value.type != "path":
+        return f"<{value.type}>"
+    if value.text.endswith("/"):
+        return "<dir>"
+    suffix = Path(value.text).suffix
+    return "<file>" if suffix and object_kinds.is_file_extension(suffix) else "<path>"
+
+
+@dataclass(frozen=True)
+class _Data:
+    phrases: dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]]  # first word → (phrase, out), longest first
+    slot_nouns: tuple[tuple[tuple[str, ...], str], ...]  # (noun words, the slot they name)
+    joins: frozenset[str]
+    typers: dict[str, str]
+    slot_verbs: dict[str, dict[str, str]]
+    fillers: frozenset[str]
+    sources: frozenset[str]
+    same: dict[str, str]
+    words: dict[str, str]
+    modifiers: dict[str, str]  # single words
+
+
+@lru_cache(maxsize=1)
+def _data() -> _Data:
+    spec = lexicon.data()
+    same = spec["same_words"]
+
+    def words(phrase) -> tuple[str, ...]:  # as the request's words are: «nella» is «in»
+        return tuple(same.get(t, t) for t in lexicon.tokens(str(phrase)))
+
+    table: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
+    for label, phrases in spec["modifiers"].items():
+        table += [(words(p), (f"m:{label}",)) for p in phrases if len(words(p)) > 1]
+    for out, phrases in spec["phrases"].items():
+        table += [(words(p), tuple(out.split())) for p in phrases]
+    table += [(words(p), (f"v:{label}",)) for p, label in _VERB_PHRASES]
+    table += [(words(p), (f"o:{label}",)) for p, label in _OBJECT_PHRASES]
+    phrases: dict[str, list] = {}
+    for phrase, out in table:
+        phrases.setdefault(phrase[0], []).append((phrase, out))
+    for entries in phrases.values():
+        entries.sort(key=lambda entry: -len(entry[0]))  # stable: at one length, the earlier source wins
+    sources = [words(s) for s in spec["sources"]]
+    phrases.update({s[0]: [*phrases.get(s[0], []), (s, ("@from",))] for s in sources if len(s) > 1})
+    return _Data(
+        phrases=phrases,
+        slot_nouns=tuple(
+            sorted(
+                [(words(n), slot) for slot, nouns in spec["slot_nouns"].items() for n in nouns]
+                + [(words(n), "<glob>") for n in lexicon.kinds()["file_nouns"]],  # "*.py script"
+                key=lambda pair: -len(pair[0]),  # "web page" before "page"
+            )
+        ),
+        joins=frozenset(w for j in spec["slot_noun_joins"] for w in lexicon.tokens(j)),
+        typers=spec["slot_typers"],
+        slot_verbs={lexicon.tokens(k)[0] if not k.startswith("v:") else k: v for k, v in spec["slot_verbs"].items()},
+        fillers=frozenset(lexicon.tokens(" ".join(spec["fillers"]))),
+        sources=frozenset(s[0] for s in sources if len(s) == 1),
+        same=same,
+        words=spec["words"],
+        modifiers=lexicon.modifier_words(),
+    )
+
+
+def _raw(extraction: P.Extraction) -> list[str]:
+    """The masked request as words and typed slots, in order."""
+    out: list[str] = []
+    values = iter(extraction.values)
+    for index, part in enumerate(_SLOT.split(extraction.masked)):
+        if index % 2 == 0:
+            out += [_data().same.get(t, t) for t in lexicon.tokens(part)]
+        else:
+            out.append(_slot(next(values)))
+    return out
+
+
+def _typed_by_nouns(raw: list[str]) -> list[str]:
+    """«la cartella foto/», "the reports/ folder", "the word 'x'", "the page at <url>": the noun
+    only says what the value beside it is. A folder or file noun types a path written without
+    an ending: «crea la cartella progetti/casa» makes <dir>."""
+    data = _data()
+    out = list(raw)
+    for i, value in enumerate(out):
+        if value == "<path>" and i and out[i - 1] in data.typers:
+            out[i] = value = data.typers[out[i - 1]]
+        if not value.startswith("<"):
+            continue
+        for side in (-1, 1):
+            j = i + side
+            while 0 <= j < len(out) and out[j] in data.joins:
+                j += side
+            for noun, slot in data.slot_nouns:
+                span = range(j - len(noun) + 1, j + 1) if side < 0 else range(j, j + len(noun))
+                if span.start < 0 or span.stop > len(out) or tuple(out[k] for k in span) != noun:
+                    continue
+                fits = slot == value or (value == "<path>" and slot in ("<dir>", "<file>"))
+                fits |= slot == "<quoted>" and value == "<identifier>"
+                if fits:
+                    out[i] = slot if value == "<path>" else value
+                    for k in [*span, *range(min(i, j) + 1, max(i, j))]:  # the noun and any "called"
+                        out[k] = ""
+                    break
+    return [t for t in out if t]
+
+
+def _word(word: str, data: _Data) -> tuple[str, ...]:
+    if word.startswith("<"):
+        return (word,)
+    if word in data.words:
+        return (data.words[word],)
+    if word in data.modifiers:
+        return (f"m:{data.modifiers[word]}",)
+    if word in data.sources:
+        return ("@from",)
+    if word in STOPWORDS or word in data.fillers or len(word) < 2 or not word.isalnum():
+        return ()
+    variants = stems(word)
+    verb = _VERB_WORDS.get(word) or _VERB_STEMS.get("=" + word)
+    verb = verb or next((_VERB_STEMS[s] for s in variants if s in _VERB_STEMS), None)
+    if word in P._OPERATIONS:  # the operation's own token (a sum is not a mean), and its verb's
+        return (f"f:{P._OPERATIONS[word]}", *([f"v:{verb}"] if verb else []))
+    if verb:
+        return (f"v:{verb}",)
+    obj = next((_OBJECT_STEMS[s] for s in variants if s in _OBJECT_STEMS), None)
+    return (f"o:{obj}",) if obj else (min(variants),)
+
+
+def _phrased(raw: list[str]) -> list[tuple[str, str]]:
+    """(token, word) pairs: phrases (longest first, at each position) and then single words."""
+    data = _data()
+    out: list[tuple[str, str]] = []
+    i = 0
+    while i < len(raw):
+        first = raw[i]
+        candidates = [*data.phrases.get(first, ()), *data.phrases.get("<>", ())] if first[0] == "<" else []
+        for phrase, tokens_ in candidates or data.phrases.get(first, ()):
+            window = raw[i : i + len(phrase)]
+            if len(window) == len(phrase) and all(
+                p == w or (p == "<>" and w.startswith("<")) for p, w in zip(phrase, window, strict=True)
+            ):
+                out += [(t, raw[i]) for t in tokens_] + [(w, w) for w in window if w.startswith("<")]
+                i += len(phrase)
+                break
+        else:
+            out += [(t, raw[i]) for t in _word(raw[i], data)]
+            i += 1
+    return out
+
+
+def tokens(extraction: P.Extraction) -> tuple[str, ...]:
+    data = _data()
+    pairs = _phrased(_typed_by_nouns(_raw(extraction)))
+    # A verb that depends on the value after it: "put 'x' in a.md" writes, "put a.md in b/" moves.
+    resolved = []
+    for index, (token, word) in enumerate(pairs):
+        following = pairs[index + 1][0] if index + 1 < len(pairs) else ""
+        table = data.slot_verbs.get(word) or data.slot_verbs.get(token) or {}
+        if table and following.startswith("v:") and not token.startswith("v:"):
+            continue  # «fai una nuova cartella»: the generic verb adds nothing to the one after it
+        resolved.append(table.get(following, token))
+    slots = [t for t in resolved if t.startswith("<")]
+    # "show" a folder is listing it; anything else shown is read.
+    shown = "v:list" if "<dir>" in slots and "<file>" not in slots else "v:read"
+    resolved = [shown if t == "v:show" or (t == "v:read" and shown == "v:list") else t for t in resolved]
+    if "f:append" in resolved and "v:write" not in resolved:  # appending is writing («add … to»)
+        at = resolved.index("f:append") + 1
+        resolved = [*resolved[:at], "v:write", *resolved[at:]]
+    if "v:count" in resolved and not {"<quoted>", "<identifier>"} & set(slots):
+        resolved = [t for t in resolved if t != "v:find"]  # "how many lines does a.md contain": no search
+    if "<op>" in slots:  # an expression written out is a computation, whatever the verb
+        resolved = [t for t in resolved if t != "v:compute"]
+    if {"v:list", "v:find", "v:count"} & set(resolved):  # listing, finding, counting: of files
+        resolved = [t for t in resolved if t != "o:files"]
+    if sum(t in _LOCATIONS for t in slots) < 2:  # "from" tells two places apart, or nothing
+        resolved = [t for t in resolved if t != "@from"]
+    out: list[str] = []
+    for token in resolved:  # «che data è oggi»: one o:time; two paths stay two
+        if out[-1:] != [token] or token.startswith("<"):
+            out.append(token)
+    return tuple(out)

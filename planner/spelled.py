@@ -1,0 +1,313 @@
+"""A request with what it spells out in words written one way: numbers as digits ("three",
+«dodici», "twenty-five" → 3, 12, 25), arithmetic as symbols ("7 times 8", «7 per 8», "5 squared"
+→ "7 * 8", "5 ** 2"), schedules in the schedule tool's spelling («ogni giorno alle 09:00» →
+"every day at 09:00"), a kind of file as its glob ("markdown files" → "*.md files"), and the fact
+after «ricorda che» as one quoted value. Plan memory (planner.canonical) extracts its values from
+this text, so a request in words is served by a plan learned from one in digits.
+
+Values the user typed (quoted text, paths, URLs, globs) are never rewritten: «'tre righe'» stays
+as written. The data is planner/canonical.yaml and planner/object_kinds.yaml."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+from pathlib import Path
+
+from planner import lexicon
+from planner import params as P
+from planner.text import fold, language
+
+_NUMBER = r"-?\d+(?:\.\d+)?"
+_PROTECTED = ("url", "email", "quoted", "glob", "path")
+_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*", re.UNICODE)
+_QUOTED = dict(P.PATTERNS)["quoted"]
+_SYMBOL_AFTER, _SYMBOL_BEFORE = r"\s*[-+*/\u00d7\u00f7^%]", r"[-+*/\u00d7\u00f7^%]\s*$"
+# "2**10", "17*23": arithmetic written without spaces, not a glob.
+_GLUED = re.compile(rf"{_NUMBER}(?:\*\*?{_NUMBER})+")
+
+
+def _alternation(phrases) -> str:
+    """A regex matching any of the folded phrases, longest first, spaces as any blank."""
+    ordered = sorted({fold(str(p)) for p in phrases}, key=len, reverse=True)
+    return "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in ordered)
+
+
+def _unaccented(text: str) -> str:
+    """«più» → «piu», case kept: the data's words are folded."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+# --- numbers ----------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _numbers() -> tuple[dict[str, int], dict[str, int], dict[str, int], frozenset[str], frozenset[str]]:
+    """(English words, Italian simple words, whole phrases, ambiguous words, articles)."""
+    spec = lexicon.data()["numbers"]
+    en = {**spec["en"]["units"], **spec["en"]["tens"]}
+    it = {**spec["it"]["units"], **spec["it"]["tens"]}
+    phrases = {fold(k): v for lang in ("en", "it") for k, v in spec[lang]["words"].items()}
+    return en, it, phrases, frozenset(spec["ambiguous"]), frozenset(spec["articles"])
+
+
+def italian_number(word: str) -> int | None:
+    """«venticinque» → 25, «centottanta» → 180, «duemila» → 2000; None for any other word."""
+    _, it, _, _, _ = _numbers()
+    word = fold(word)
+    if word in it:
+        return it[word]
+    if word == "mille":
+        return 1000
+    if "mila" in word:
+        head, _, tail = word.partition("mila")
+        thousands = italian_number(head)
+        rest = italian_number(tail) if tail else 0
+        return thousands * 1000 + rest if thousands and thousands > 1 and rest is not None else None
+    if "cento" in word or word.startswith("cent"):
+        head, _, tail = word.partition("cent")
+        hundreds = italian_number(head) if head else 1
+        if tail.startswith("o") and not tail.startswith("ott"):  # cent|o|venti; «centottanta» elides
+            tail = tail[1:]
+        rest = italian_number(tail) if tail else 0
+        if hundreds and rest is not None and rest < 100 and (hundreds > 1 or not head):
+            return hundreds * 100 + rest
+        return None
+    for tens_word, tens in ((w, v) for w, v in it.items() if v >= 20):
+        for stem in (tens_word, tens_word[:-1]):  # «ventuno», «trentotto»: the vowel elides
+            if word.startswith(stem) and len(word) > len(stem):
+                unit = it.get(word[len(stem) :])
+                if unit is not None and 1 <= unit <= 9:
+                    return tens + unit
+    return None
+
+
+def _english_number(words: list[str]) -> int | None:
+    """ "twenty five", "one hundred and five", "three thousand" → the number; None if not one."""
+    en, _, _, _, _ = _numbers()
+    hundred, thousand = lexicon.data()["numbers"]["en"]["hundred"], lexicon.data()["numbers"]["en"]["thousand"]
+    total, current, last = 0, 0, None
+    for word in words:
+        if word == "and" and last in ("hundred", "thousand"):
+            continue
+        if word in en:
+            value = en[word]
+            if not (last in (None, "hundred", "thousand") or (last == "tens" and 1 <= value <= 9)):
+                return None  # "five five", "twenty thirty": not one number
+            current += value
+            last = "tens" if value >= 20 and value % 10 == 0 else "unit"
+        elif word == hundred and (current or last is None) and current < 100:
+            current, last = (current or 1) * 100, "hundred"  # "the first hundred lines"
+        elif word == thousand and (current or total == 0):
+            total, current, last = total + (current or 1) * 1000, 0, "thousand"
+        else:
+            return None
+    return total + current if last is not None else None
+
+
+def _spell_numbers(gap: str, operator_words: frozenset[str], counted: frozenset[str]) -> str:
+    """Number words in a stretch of text the user did not type as a value, as digits."""
+    _, _, phrases, ambiguous, articles = _numbers()
+    if phrases:
+        pattern = re.compile(rf"(?<![\w-])(?:{_alternation(phrases)})(?![\w-])", re.IGNORECASE)
+        gap = pattern.sub(lambda m: str(phrases[re.sub(r"\s+", " ", fold(m.group(0)))]), gap)
+    out, cursor = [], 0
+    matches = list(_WORD.finditer(gap))
+    index = 0
+    while index < len(matches):
+        run, value, end = index, None, index
+        # the longest run of words from here that is one number ("one hundred and five")
+        for stop in range(min(len(matches), index + 6), index, -1):
+            words = [w for m in matches[index:stop] for w in fold(m.group(0)).split("-")]
+            between = gap[matches[index].end() : matches[stop - 1].start()] if stop - index > 1 else ""
+            if between and not re.fullmatch(r"[\s-]*", re.sub(r"[^\W\d_]+", "", between)):
+                continue
+            value = _english_number(words)
+            if value is None and len(words) == 1:
+                value = italian_number(words[0])  # «venticinque» is one word
+            if value is not None:
+                end = stop
+                break
+        if value is None:
+            index += 1
+            continue
+        first = fold(matches[run].group(0))
+        before = gap[: matches[run].start()]
+        after = gap[matches[end - 1].end() :]
+        next_word = re.match(r"\s*([^\W\d_]+)", after)
+        next_word = fold(next_word.group(1)) if next_word else ""
+        prev_word = re.search(r"([^\W\d_]+|\d)\s*$", before)
+        prev_word = fold(prev_word.group(1)) if prev_word else ""
+        beside_operator = next_word in operator_words or prev_word in operator_words
+        beside_operator |= bool(re.match(_SYMBOL_AFTER, after) or re.search(_SYMBOL_BEFORE, before))
+        if end - run == 1 and first in articles and not beside_operator:
+            index = end
+            continue
+        if end - run == 1 and first in ambiguous and not (beside_operator or next_word in counted):
+            index = end
+            continue
+        out += [gap[cursor : matches[run].start()], str(value)]
+        cursor = matches[end - 1].end()
+        index = end
+    out.append(gap[cursor:])
+    return "".join(out)
+
+
+# --- operators --------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _operators() -> tuple[list[tuple[re.Pattern, str]], list[tuple[re.Pattern, str]], frozenset[str]]:
+    spec = lexicon.data()
+    phrases = []
+    for template, replacement in spec["operator_phrases"]:
+        parts = [re.escape(fold(p)).replace(r"\ ", r"\s+") for p in re.split(r"(\{[ab]\})", template)]
+        regex = "".join(f"(?P<{p[2]}>{_NUMBER})" if p in (r"\{a\}", r"\{b\}") else p for p in parts)
+        phrases.append((re.compile(rf"(?<![\w.]){regex}(?![\w])", re.IGNORECASE), replacement))
+    symbols = []
+    words: set[str] = set()
+    for symbol, spellings in spec["operators"].items():
+        alternation = _alternation(spellings)
+        symbols.append(
+            (re.compile(rf"(?<![\w.])({_NUMBER})\s*(?:{alternation})\s*(?=-?\d)", re.IGNORECASE), symbol)
+            if all(not fold(str(s))[:1].isalpha() for s in spellings)
+            else (re.compile(rf"(?<![\w.])({_NUMBER})\s+(?:{alternation})\s+(?=-?\d)", re.IGNORECASE), symbol)
+        )
+        words |= {w for s in spellings for w in lexicon.tokens(str(s)) if w.isalpha()}
+    # symbols written glued to the numbers ("7x8", "2^8") as well as spaced
+    symbols.append((re.compile(rf"(?<![\w.])({_NUMBER})\s*[x\u00d7]\s*(?=\d)"), "*"))
+    return phrases, symbols, frozenset(words)
+
+
+def _spell_operators(gap: str) -> str:
+    phrases, symbols, _ = _operators()
+    for pattern, replacement in phrases:
+        gap = pattern.sub(lambda m, r=replacement: r.format(**m.groupdict()), gap)
+    for pattern, symbol in symbols:
+        for _ in range(8):  # "1 plus 2 plus 3": each match leaves the next one's left number
+            fresh = pattern.sub(lambda m, s=symbol: f"{m.group(1)} {s} ", gap)
+            if fresh == gap:
+                break
+            gap = fresh
+    gap = re.sub(rf"(?<![\w.])({_NUMBER})(\*\*|[*/%^])(?=\d)", r"\1 \2 ", gap)  # "2**10" → "2 ** 10"
+    gap = re.sub(r"(?<=\d) \^ (?=-?\d)", " ** ", gap)  # "2^8" is a power (in Python, "^" is not)
+    return re.sub(r"(?<=\d) {2,}(?=[-+*/%])|(?<=[-+*/%]) {2,}(?=[\d-])", " ", gap)
+
+
+# --- schedules, one-line ranges, facts ------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _schedules() -> tuple[re.Pattern, dict[str, str], re.Pattern, dict[str, str], re.Pattern]:
+    spec = lexicon.data()["schedules"]
+    units = {fold(word): unit for unit, words in spec["units"].items() for word in words}
+    every = _alternation(spec["every"])
+    at = _alternation(spec["at"])
+    clock = r"\d{1,2}(?::\d{2})?(?:\s?[ap]\.?m\.?)?"
+    pattern = re.compile(
+        rf"(?<![\w])(?:{every})\s+(?:(?P<n>\d+)\s+)?(?P<unit>{_alternation(units)})(?![\w])"
+        rf"(?:\s+(?:{at})\s+(?P<at>{clock})(?![\w:]))?",
+        re.IGNORECASE,
+    )
+    adverbs = {fold(k): v for k, v in spec["adverbs"].items()}
+    adverb = re.compile(rf"(?<![\w])(?:{_alternation(adverbs)})(?![\w])(?:\s+(?:{at})\s+(?P<at>{clock}))?", re.I)
+    one = lexicon.data()["one_of"]
+    ranges = re.compile(rf"(?<![\w])({_alternation(one['words'])})\s+({_alternation(one['nouns'])})(?![\w])", re.I)
+    return pattern, units, adverb, adverbs, ranges
+
+
+def _spell_schedules(gap: str) -> str:
+    pattern, units, adverb, adverbs, ranges = _schedules()
+
+    def every(m: re.Match) -> str:
+        unit = units[re.sub(r"\s+", " ", fold(m.group("unit")))]
+        count = m.group("n")
+        plural = unit in ("minute", "hour", "day", "week", "month", "year") and count
+        text = f"every {count} {unit}s" if plural else f"every {unit}"
+        return text + (f" at {m.group('at')}" if m.group("at") else "")
+
+    gap = pattern.sub(every, gap)
+    gap = adverb.sub(
+        lambda m: adverbs[fold(m.group(0).split()[0])] + (f" at {m.group('at')}" if m.group("at") else ""), gap
+    )
+    return ranges.sub(lambda m: f"{m.group(1)} 1 {m.group(2)}", gap)
+
+
+def _quote_fact(text: str) -> str:
+    """«ricorda che il mio compleanno è il 3 maggio» → the fact as one quoted value, unless the
+    request quotes something itself."""
+    if _QUOTED.search(text):
+        return text
+    facts = _alternation(lexicon.data()["facts"])
+    match = re.match(rf"^(\W*(?:please\s+|per favore\s+)?(?:{facts})\s+)(.+?)([\s.!?]*)$", text, re.IGNORECASE | re.S)
+    if match is None:
+        return text
+    return f"{match.group(1)}«{match.group(2)}»{match.group(3)}"
+
+
+# --- kinds of file --------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _kinds() -> tuple[dict[str, str], re.Pattern, re.Pattern, re.Pattern, re.Pattern, re.Pattern]:
+    spec = lexicon.kinds()
+    globs = {fold(word): kind["glob"] for kind in spec["file_kinds"] for word in kind["words"]}
+    nouns, kind = _alternation(spec["file_nouns"]), _alternation(globs)
+    ext = r"\.([A-Za-z][A-Za-z0-9]{0,5})\b"
+    formats = _alternation(w for w, g in globs.items() if g == f"*.{w}")  # pdf, csv, json: also nouns
+    return (
+        globs,
+        re.compile(rf"(?<![\w.*/])({kind})(\s+(?:{nouns})(?![\w]))", re.IGNORECASE),  # "markdown files"
+        re.compile(rf"(?<![\w])((?:{nouns})\s+(?:(?:in|di)\s+)?)({kind})(?![\w.])", re.IGNORECASE),  # «file python»
+        re.compile(rf"(?<![\w*]){ext}(?=\s+(?:{nouns})(?![\w]))", re.IGNORECASE),  # ".json files"
+        re.compile(rf"(?<![\w])((?:{nouns})\s+(?:(?:in|di)\s+)?){ext}", re.IGNORECASE),  # «i file .json»
+        # "the PDFs", «tutti i pdf»: a format's name as a plural noun
+        re.compile(rf"(?<![\w.*/])(?:({formats})s|(?:(?<=\bi )|(?<=\ble ))({formats}))(?![\w.])", re.IGNORECASE),
+    )
+
+
+def _spell_kinds(gap: str) -> str:
+    """ "markdown files" → "*.md files", «i file python» → «i file *.py», ".json files" → "*.json
+    files": a kind of file named in words is the glob it stands for."""
+    globs, before, after, ext_before, ext_after, plural = _kinds()
+
+    def glob(word: str) -> str:
+        return globs[re.sub(r"\s+", " ", fold(word))]
+
+    gap = before.sub(lambda m: glob(m.group(1)) + m.group(2), gap)
+    gap = after.sub(lambda m: m.group(1) + glob(m.group(2)), gap)
+    gap = ext_before.sub(r"*.\1", gap)
+    gap = ext_after.sub(r"\1*.\2", gap)
+    return plural.sub(lambda m: glob(m.group(1) or m.group(2)) + " files", gap)
+
+
+# --- the whole request ------------------------------------------------------------------------
+
+
+def rewrite(text: str, workspace: Path | None = None) -> str:
+    """The request with its words for numbers, operators, schedules, kinds of file and facts
+    written one way; what the user typed as a value stays as it is."""
+    text = _quote_fact(text)
+    protected = [
+        (v.start, v.end)
+        for v in P.extract(text, workspace).values
+        if v.type in _PROTECTED and not (v.type == "glob" and _GLUED.fullmatch(v.text))
+    ]
+    _, _, operator_words = _operators()
+    counted = frozenset(fold(w) for w in lexicon.data()["numbers"]["counted"])
+    italian = language(text) == lexicon.data()["numbers"]["decimal_comma"]
+    out, cursor = [], 0
+    for start, end in [*protected, (len(text), len(text))]:
+        gap = _unaccented(text[cursor:start])
+        if gap:
+            if italian:
+                gap = re.sub(r"(?<![\d,.])(\d+),(\d+)(?![\d,])", r"\1.\2", gap)
+            gap = re.sub(r"(?<![\w])per\s?cento(?![\w])", "percent", gap, flags=re.I)
+            gap = _spell_numbers(gap, operator_words, counted)
+            gap = _spell_operators(gap)
+            gap = _spell_schedules(gap)
+            gap = _spell_kinds(gap)
+        out += [gap, text[start:end]]
+        cursor = end
+    return "".join(out)

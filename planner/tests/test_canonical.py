@@ -1,0 +1,153 @@
+"""The canonical form plan memory keys on (planner.canonical, planner.spelled): paraphrases share a
+key, numbers and operators in words are values, and a modifier is never noise. No database."""
+
+import pytest
+
+from planner import canonical, spelled
+
+
+def key(text):
+    return canonical.of(text).key
+
+
+@pytest.mark.parametrize(
+    ("learned", "paraphrase"),
+    [
+        ("list the files in docs/", "what files are in src/?"),
+        ("list the files in docs/", "show me what's in src/"),
+        ("list the files in docs/", "cosa c'è in src/?"),
+        ("elenca i file in documenti/", "che file ci sono nella cartella foto/?"),
+        ("show me the contents of the reports/ folder", "what's inside archive/?"),
+        ("print out config/settings.yaml", "can you show me what's in config/logging.yaml"),
+        ("find the *.md files", "find the markdown files"),
+        ("find *.csv files in data/", "find the json files in config/"),
+        ("trova i file *.md", "trova i file python"),
+        ("find the .json files", "find the JSON files"),
+        ("find every python script", "find every markdown file"),
+        ("elenca tutti i file di testo", "elenca tutti i file json"),
+        ("how many markdown files do I have?", "what's the number of csv files?"),
+        ("what time is it?", "tell me the current time"),
+        ("what time is it?", "che ore sono?"),
+        ("what's today's date?", "what day is it today?"),
+        ("che data è oggi?", "oggi quanti ne abbiamo?"),
+        ("what time is it in Europe/London?", "could you tell me the current time in Asia/Tokyo?"),
+        ("what is 17 * 23?", "what is 17 + 23?"),
+        ("what is 100 / 8?", "what's 100 mod 8?"),
+        ("compute 3 ** 5", "compute 5 squared"),
+        ("what is 2 to the power of 8?", "what is 7 ** 2?"),
+        ("quanto fa 15 più 27?", "quanto fa 15 meno 27?"),
+        ("quanto fa 7 per 8?", "quanto fa 7 x 8?"),
+        ("quanto fa 50 diviso 8?", "qual è il resto di 50 diviso 8?"),
+        ("quanto fa 9 al quadrato?", "quanto fa 12 elevato a 2?"),
+        ("write 'hello world' into greetings.txt", "put the text 'see you soon' in messages/bye.txt"),
+        ("move report.pdf into archive/", "put invoice.pdf in the folder finance/"),
+        ("sposta fattura.pdf nella cartella contabilita/", "metti scontrino.pdf in spese/"),
+        ("download https://example.com/feed.xml", "grab the page at https://example.org/about"),
+        ("search all files for the word 'deprecated'", "look for 'TODO' inside the files"),
+        ("dove compare 'password'?", "in quali righe si trova 'token'?"),
+        ("ricorda che il mio compleanno è il 3 maggio", "tieni a mente che il mio medico è il dottor Bianchi"),
+        ("in notes/journal.md replace 'teh' with 'the'", "fix the typo 'recieve' -> 'receive' in docs/guide.md"),
+        ("show the first 3 lines of a.md", "show the first three lines of b.md"),
+        ("mostrami le ultime 2 righe di errori.log", "mostrami l'ultima riga di errori.log"),
+    ],
+)
+def test_paraphrases_share_one_key(learned, paraphrase):
+    assert key(learned) == key(paraphrase), (canonical.of(learned).tokens, canonical.of(paraphrase).tokens)
+
+
+@pytest.mark.parametrize(
+    ("learned", "other"),
+    [
+        ("list the files in docs/", "delete the files in docs/"),
+        ("list the files in docs/", "list the folders in docs/"),
+        ("crea la cartella rapporti/q1", "crea il file rapporti/q1.md"),
+        ("copy notes/a.md to backup/a.md", "move notes/a.md to backup/a.md"),
+        ("copy a.md to b.md", "copy a.md from b.md"),
+        ("move a.md to b/ and delete c.md", "delete a.md and move c.md to b/"),
+        ("which lines mention TODO?", "which files mention TODO?"),
+        ("what time is it in Europe/Rome?", "what time was it in Europe/Rome yesterday?"),
+        ("what time is it?", "what time does the train to Milan leave?"),
+        ("what is 17 * 23?", "what is 17 * 23 in binary?"),
+        ("find the *.png files", "find the images"),
+        ("read notes/a.md", "summarize notes/a.md"),
+    ],
+)
+def test_other_requests_do_not(learned, other):
+    assert key(learned) != key(other)
+
+
+@pytest.mark.parametrize(
+    ("text", "spelled_out"),
+    [
+        ("show the first three lines of b.md", "show the first 3 lines of b.md"),
+        ("read the last twenty-five lines of diary.txt", "read the last 25 lines of diary.txt"),
+        ("show the first dozen lines of c.md", "show the first 12 lines of c.md"),
+        ("mostra le ultime sei righe di note/b.md", "mostra le ultime 6 righe di note/b.md"),
+        ("leggi le prime cento righe di libro.txt", "leggi le prime 100 righe di libro.txt"),
+        ("mostra le prime venticinque righe", "mostra le prime 25 righe"),
+        ("quanto fa otto per nove?", "quanto fa 8 * 9?"),
+        ("what is seven times eight?", "what is 7 * 8?"),
+        ("quanto fa 3,5 più 1,25?", "quanto fa 3.5 + 1.25?"),
+        ("compute 5 squared", "compute 5 ** 2"),
+        ("mostrami l'ultima riga di errori.log", "mostrami l'ultima 1 riga di errori.log"),
+        ("ogni giorno alle 09:00 esegui 'x', per quattro volte", "every day at 09:00 esegui 'x', per 4 volte"),
+        ("trova i file JSON", "trova i file *.json"),
+        ("ricorda che il mio compleanno è il 3 maggio", "ricorda che «il mio compleanno è il 3 maggio»"),
+    ],
+)
+def test_numbers_operators_schedules_and_kinds_in_words_are_written_one_way(text, spelled_out):
+    assert spelled.rewrite(text) == spelled_out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sei sicuro?",  # «sei» is "you are" unless it counts something
+        "find the *.md files in notes/ and read the first one",  # "one" is not a number here
+        "save 'tre righe e due parole' to a.txt",  # a quoted value stays as written
+        "crea una cartella progetti/",  # an article is not a number
+        "remind me at 10:30",  # a time is not a division
+    ],
+)
+def test_words_that_are_not_numbers_stay(text):
+    assert spelled.rewrite(text) == text
+
+
+def test_numbers_in_words_are_values_and_fill_like_digits():
+    form = canonical.of("show the first fifteen lines of src/cli.py")
+    assert [(v.type, v.value) for v in form.extraction.values] == [("number", 15), ("path", "src/cli.py")]
+    operation = canonical.of("quanto fa otto per nove?").extraction
+    assert [(v.type, v.text) for v in operation.values] == [("number", "8"), ("op", "*"), ("number", "9")]
+
+
+@pytest.mark.parametrize(
+    ("base", "modified", "modifier"),
+    [
+        ("show the first 3 lines of README.md", "show all but the first 3 lines of README.md", "m:except"),
+        ("mostra le prime 3 righe di a.md", "mostra tutto tranne le prime 3 righe di a.md", "m:except"),
+        ("find the *.py files", "find the *.py files without tests in the name", "m:except"),
+        ("elenca i file in documenti/", "elenca i file in documenti/ eccetto i pdf", "m:except"),
+        ("read todo.txt", "don't read todo.txt", "m:not"),
+        ("leggi todo.txt", "non leggere todo.txt", "m:not"),
+        ("write 'done' to status.txt", "write 'done' to status.txt only if it is empty", "m:if"),
+        ("scrivi 'fatto' in stato.txt", "scrivi 'fatto' in stato.txt solo se è vuoto", "m:if"),
+        ("write 'done' to status.txt", "write 'done' to status.txt unless it exists", "m:unless"),
+        ("read logs/today.log", "read logs/today.log every Monday", "<schedule>"),
+        ("leggi log/oggi.log", "leggi log/oggi.log ogni lunedì", "<schedule>"),
+        ("what time is it in Europe/Paris?", "tell me the time in Europe/Paris every morning", "<schedule>"),
+        ("show the lines after line 200 of server.log", "show the lines before line 200 of server.log", "m:before"),
+        ("mostra le righe di a.log dopo la riga 200", "mostra le righe di a.log prima della riga 200", "m:before"),
+        ("find the *.log files", "find the *.log files bigger than 10 MB", "m:more"),
+        ("trova i file *.log", "trova i file *.log più grandi di 10 MB", "m:more"),
+        ("elenca i file in scaricati/", "elenca i file in scaricati/ più piccoli di 100 KB", "m:less"),
+        ("show the first 3 lines of a.md", "show the last 3 lines of a.md", "m:last"),
+        ("show lines 3 and 9 of a.md", "show the lines between 3 and 9 of a.md", "m:between"),
+        ("show the first 3 lines of a.md", "show a.md skipping the first 3 lines", "m:except"),
+        ("find the *.log files", "find the *.log files over 10 MB", "m:more"),
+    ],
+)
+def test_a_modifier_is_a_token_of_its_own(base, modified, modifier):
+    plain, changed = canonical.of(base), canonical.of(modified)
+    assert modifier in canonical.modifiers(changed.signature)
+    assert canonical.modifiers(plain.signature) != canonical.modifiers(changed.signature)
+    assert plain.key != changed.key
