@@ -67,6 +67,8 @@ def test_paraphrases_share_one_key(learned, paraphrase):
         ("which lines mention TODO?", "which files mention TODO?"),
         ("what time is it in Europe/Rome?", "what time was it in Europe/Rome yesterday?"),
         ("what time is it?", "what time does the train to Milan leave?"),
+        ("what time is it?", "what is today's date?"),  # the clock is not the calendar
+        ("che ore sono?", "che giorno è oggi?"),
         ("what is 17 * 23?", "what is 17 * 23 in binary?"),
         ("find the *.png files", "find the images"),
         ("read notes/a.md", "summarize notes/a.md"),
