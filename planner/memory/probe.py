@@ -188,9 +188,10 @@ def admit(entry, probe_: Probe, catalog: Catalog, *, stage: int, cosine: float) 
     return plan, values
 
 
-def row_fields(probe_: Probe, template: dict, slots: dict, executors: dict) -> dict:
-    """What a Fastpath or Autopath row keeps of a request and its parametrized plan."""
-    return {
+def row_fields(probe_: Probe, template: dict, slots: dict, executors: dict, *, embedding: bool = True) -> dict:
+    """What a Fastpath or Autopath row keeps of a request and its parametrized plan (the embedding,
+    of the masked request, only when asked: it costs a model call)."""
+    fields = {
         "example_request": probe_.text[:2000],
         "masked_request": probe_.masked[:2000],
         "key": probe_.key,
@@ -202,8 +203,10 @@ def row_fields(probe_: Probe, template: dict, slots: dict, executors: dict) -> d
         "plan": template,
         "plan_hash": P.plan_hash(template),
         "executors": executors,
-        "embedding": list(probe_.embedding),
     }
+    if embedding:
+        fields["embedding"] = list(probe_.embedding)
+    return fields
 
 
 def owner_scope(owner_id: int | None) -> Q:

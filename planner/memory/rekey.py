@@ -17,7 +17,7 @@ from typing import Any
 from planner import params as P
 from planner.catalog import catalog
 from planner.memory.justify import learnable
-from planner.memory.probe import Probe, bind, executors_of
+from planner.memory.probe import Probe, bind, executors_of, row_fields
 
 _SLOT = re.compile(r"<(\w+):(\d+)>")
 _QUOTES = {"'": "'", '"': '"', "\u201c": "\u201d", "«": "»", "`": "`"}
@@ -84,21 +84,8 @@ def rekey_entry(entry, current) -> dict[str, Any] | None:
         executors = executors_of(template, current)
         if executors is None:
             return None
-        fields = {
-            "masked_request": probe.masked[:2000],
-            "key": probe.key,
-            "signature": list(probe.signature),
-            "verb": probe.intent.verb or "",
-            "object": probe.intent.object or "",
-            "slots": slots,
-            "slot_counts": probe.values.counts,
-            "plan": template,
-            "plan_hash": P.plan_hash(template),
-            "executors": executors,
-        }
-        if probe.masked != entry.masked_request:  # the embedding is of the masked request
-            fields["embedding"] = list(probe.embedding)
-        return fields
+        # The embedding is of the masked request: made again only when that changed.
+        return row_fields(probe, template, slots, executors, embedding=probe.masked != entry.masked_request)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
