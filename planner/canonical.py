@@ -36,6 +36,8 @@ from planner import params as P
 from planner.intent import _OBJECT_PHRASES, _OBJECT_STEMS, _VERB_PHRASES, _VERB_STEMS
 from planner.text import STOPWORDS, fold, stems
 
+ROOT = "r:root"  # a phrase naming the workspace root; dropped once it has typed the verb
+
 # The two value types only plan memory extracts (planner.params.extract's `extra`).
 _CLOCK = r"\d{1,2}(?::\d{2})?(?:\s?[ap]\.?m\.?)?"
 _UNITS = (
@@ -133,6 +135,8 @@ def _data() -> _Data:
         table += [(words(p), tuple(out.split())) for p in phrases]
     table += [(words(p), (f"v:{label}",)) for p, label in _VERB_PHRASES]
     table += [(words(p), (f"o:{label}",)) for p, label in _OBJECT_PHRASES]
+    # "my files", "my workspace", «i miei file»: the workspace root, which tools take by default.
+    table += [(words(p), (ROOT,)) for p in lexicon.kinds()["root_phrases"]]
     phrases: dict[str, list] = {}
     for phrase, out in table:
         phrases.setdefault(phrase[0], []).append((phrase, out))
@@ -257,9 +261,11 @@ def tokens(extraction: P.Extraction) -> tuple[str, ...]:
             continue  # «fai una nuova cartella»: the generic verb adds nothing to the one after it
         resolved.append(table.get(following, token))
     slots = [t for t in resolved if t.startswith("<")]
-    # "show" a folder is listing it; anything else shown is read.
-    shown = "v:list" if "<dir>" in slots and "<file>" not in slots else "v:read"
-    resolved = [shown if t == "v:show" or (t == "v:read" and shown == "v:list") else t for t in resolved]
+    # "show" a folder is listing it (the root included: "what's in my workspace?"); anything else
+    # shown is read. The root is the tools' default: it leaves no token of its own.
+    folder = ("<dir>" in slots or ROOT in resolved) and "<file>" not in slots
+    shown = "v:list" if folder else "v:read"
+    resolved = [shown if t == "v:show" or (t == "v:read" and shown == "v:list") else t for t in resolved if t != ROOT]
     if "f:append" in resolved and "v:write" not in resolved:  # appending is writing («add … to»)
         at = resolved.index("f:append") + 1
         resolved = [*resolved[:at], "v:write", *resolved[at:]]

@@ -14,6 +14,9 @@ def key(text):
     ("learned", "paraphrase"),
     [
         ("list the files in docs/", "what files are in src/?"),
+        ("list my files", "what files are in my workspace?"),  # the root, named in words
+        ("list my files", "show me my files"),
+        ("elenca i miei file", "list the files in my workspace"),
         ("list the files in docs/", "show me what's in src/"),
         ("list the files in docs/", "cosa c'è in src/?"),
         ("elenca i file in documenti/", "che file ci sono nella cartella foto/?"),
