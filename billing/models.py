@@ -90,7 +90,7 @@ class LedgerEntry(models.Model):
 
     The table is partitioned by month on created_at (billing.partitions), so its primary key in
     Postgres is (id, created_at), and whatever finds a row by id also gives created_at: one
-    partition is searched. To Django the key stays `id` (unique by itself: a random UUID), since
+    partition is searched. To Django the key stays `id` (unique by itself: a UUIDv7 with 74 random bits), since
     Django 5.2's admin refuses a model with a CompositePrimaryKey and the ledger has a read-only
     admin; a lookup by id alone is still correct, one index probe per partition.
 

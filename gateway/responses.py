@@ -54,8 +54,6 @@ def bind(gateway_key: GatewayKey, canonical: ChatRequest):
     call: ResponseCall = canonical.metadata["responses"]
     if call.previous_response_id:
         canonical = replace(canonical, messages=load(gateway_key, call.previous_response_id) + canonical.messages)
-    if not canonical.messages:
-        raise Failure(400, "`input` is required", param="input")
     messages = canonical.messages
     remember = (lambda output: save(gateway_key, call.id, (*messages, output))) if call.store else None
     return canonical, SHAPES["responses"].bound(call, remember)

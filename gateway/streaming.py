@@ -1,5 +1,5 @@
 """A streamed gateway answer: the provider's stream relayed chunk by chunk in the inbound shape,
-pulled from a gateway thread so daphne streams it, and settled when it ends, fails or the client
+pulled from a gateway thread so the server streams it, and settled when it ends, fails or the client
 leaves.
 
 A client that leaves mid-stream does not stop the provider, which bills every token it produced.
@@ -158,7 +158,7 @@ def _drain(meter: StreamMeter, events, upstream) -> None:
 
 async def _async_chunks(generator, on_abandon):
     """Pull a synchronous generator (the provider's HTTP stream) from a worker thread, chunk by
-    chunk, so daphne streams it instead of buffering it. A client that leaves before the end
+    chunk, so the server streams it instead of buffering it. A client that leaves before the end
     abandons the stream at once (`on_abandon`: the drain time runs from then), and the generator
     is closed as soon as no next() runs in it: a next() still waiting on the upstream when the
     client left finishes first."""

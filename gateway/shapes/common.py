@@ -3,6 +3,7 @@ and content parts they have in common."""
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -64,6 +65,19 @@ def check_common(body: dict) -> None:
     top_p = body.get("top_p")
     if top_p is not None and (not isinstance(top_p, int | float) or isinstance(top_p, bool) or not 0 <= top_p <= 1):
         raise BadRequest("`top_p` must be a number from 0 to 1")
+
+
+def tool_arguments(raw: Any) -> dict:
+    """A tool call's `arguments` as the wire sends them: a JSON object in a string (none: {})."""
+    if not raw:  # none, "", or an empty object
+        return {}
+    try:
+        args = json.loads(raw) if isinstance(raw, str) else None
+    except json.JSONDecodeError as exc:
+        raise BadRequest(f"tool call arguments are not JSON: {exc.msg}") from exc
+    if not isinstance(args, dict):
+        raise BadRequest("tool call arguments must be a JSON object in a string")
+    return args
 
 
 def stop_of(value: Any, name: str) -> tuple[str, ...]:

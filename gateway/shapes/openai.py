@@ -36,6 +36,7 @@ from gateway.shapes.common import (
     positive_int,
     stop_of,
     text_of,
+    tool_arguments,
 )
 
 KNOWN = frozenset(
@@ -89,13 +90,7 @@ class OpenAIShape:
                     raise BadRequest("`tool_calls` must be a list")
                 for call in calls:
                     fn = object_of(object_of(call, "a tool call").get("function"), "a tool call's `function`")
-                    arguments = fn.get("arguments") or "{}"
-                    try:
-                        args = json.loads(arguments) if isinstance(arguments, str) else None
-                    except json.JSONDecodeError as exc:
-                        raise BadRequest(f"tool call arguments are not JSON: {exc.msg}") from exc
-                    if not isinstance(args, dict):
-                        raise BadRequest("tool call arguments must be a JSON object in a string")
+                    args = tool_arguments(fn.get("arguments"))
                     name = str(fn.get("name") or "")
                     blocks.append(ToolUseBlock(id=str(call.get("id") or ""), name=name, input=args))
                 out.append(Message("assistant", tuple(blocks)))

@@ -10,7 +10,6 @@ callback."""
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -25,9 +24,16 @@ from core.ir import (
     ToolUseBlock,
 )
 from gateway import failures
-from gateway.shapes.common import BadRequest, check_common, drop_unknown, image_from_url, object_of, positive_int
-from gateway.shapes.openai import OpenAIShape
-from gateway.shapes.responses_out import CUSTOM_INPUT, BoundResponses, ResponseCall, new_id
+from gateway.shapes.common import (
+    BadRequest,
+    check_common,
+    drop_unknown,
+    image_from_url,
+    object_of,
+    positive_int,
+    tool_arguments,
+)
+from gateway.shapes.responses_out import CUSTOM_INPUT, OPENAI, BoundResponses, ResponseCall, new_id
 
 logger = logging.getLogger(__name__)
 
@@ -38,16 +44,6 @@ KNOWN = frozenset(
      "client_metadata"}
 )  # fmt: skip
 _CUSTOM_SCHEMA = {"type": "object", "properties": {CUSTOM_INPUT: {"type": "string"}}, "required": [CUSTOM_INPUT]}
-
-
-def _arguments(raw: Any, what: str) -> dict:
-    try:
-        args = json.loads(raw) if isinstance(raw, str) else raw if raw is not None else {}
-    except json.JSONDecodeError as exc:
-        raise BadRequest(f"{what} arguments are not JSON: {exc.msg}") from exc
-    if not isinstance(args, dict):
-        raise BadRequest(f"{what} arguments must be a JSON object in a string")
-    return args
 
 
 def _output_text(output: Any) -> str:
@@ -122,7 +118,8 @@ class _Conversation:
             if kind == "custom_tool_call":
                 args = {CUSTOM_INPUT: str(raw.get("input", ""))}
             else:
-                args = _arguments(raw.get("arguments"), "a function_call's")
+                arguments = raw.get("arguments")
+                args = arguments if isinstance(arguments, dict) else tool_arguments(arguments)
             self.add("assistant", [ToolUseBlock(id=call_id, name=raw["name"], input=args)])
         elif kind in ("function_call_output", "custom_tool_call_output"):
             call_id = raw.get("call_id")
@@ -245,11 +242,6 @@ class ResponsesShape:
     def bound(self, call: ResponseCall, remember: Callable[[Message], None] | None = None) -> BoundResponses:
         return BoundResponses(call, remember)
 
-    # -- errors: OpenAI's -------------------------------------------------------------------------
+    # -- errors: OpenAI's (a stream's come from the bound renderer) --------------------------------
     def error(self, failure: failures.Failure, request_id: str | None = None) -> tuple[int, dict]:
-        return OpenAIShape().error(failure, request_id)
-
-    def stream_error(self, failure: failures.Failure, request_id: str | None = None) -> bytes:
-        error = self.error(failure, request_id)[1]["error"]
-        data = {"type": "error", "code": error["code"], "message": error["message"], "param": error["param"]}
-        return f"event: error\ndata: {json.dumps(data)}\n\n".encode()
+        return OPENAI.error(failure, request_id)

@@ -28,6 +28,7 @@ from gateway.shapes.openai import OpenAIShape
 # A `custom` tool (free-form text input, as Codex's apply_patch) reaches a provider as a function
 # whose one argument is that text.
 CUSTOM_INPUT = "input"
+OPENAI = OpenAIShape()  # a Response's errors are OpenAI's
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,7 @@ class BoundResponses:
         self._sequence = 0
 
     def error(self, failure, request_id=None):
-        return OpenAIShape().error(failure, request_id)
+        return OPENAI.error(failure, request_id)
 
     def stream_error(self, failure, request_id=None) -> bytes:
         error = self.error(failure, request_id)[1]["error"]
@@ -118,16 +119,20 @@ class BoundResponses:
                 "truncation": "disabled", "usage": usage_to_wire(usage) if usage is not None else None,
                 **self.call.echo}  # fmt: skip
 
+    def _tool_item(self, call_id: str, name: str, arguments: str = "") -> _Item:
+        """A tool call: a custom tool's comes back as a custom_tool_call, any other a function_call."""
+        custom = name in self.call.custom_tools
+        kind = "custom_tool_call" if custom else "function_call"
+        parts = [arguments] if arguments else []
+        return _Item(new_id("ctc" if custom else "fc"), kind, call_id=call_id or new_id("call"), name=name, parts=parts)
+
     def _items(self, message: Message) -> list[_Item]:
         items = []
         for block in message.blocks:
             if isinstance(block, TextBlock) and block.text:
                 items.append(_Item(new_id("msg"), "message", parts=[block.text]))
             elif isinstance(block, ToolUseBlock):
-                custom = block.name in self.call.custom_tools
-                items.append(_Item(new_id("ctc" if custom else "fc"), "custom_tool_call" if custom else "function_call",
-                                   call_id=block.id or new_id("call"), name=block.name,
-                                   parts=[json.dumps(block.input)]))  # fmt: skip
+                items.append(self._tool_item(block.id, block.name, json.dumps(block.input)))
         return items
 
     def render(self, response: ChatResponse, model: str) -> dict:
@@ -193,10 +198,8 @@ class BoundResponses:
                                   content_index=0, delta=event.text)  # fmt: skip
             elif isinstance(event, ToolUseStart):
                 yield from close_text()
-                custom = event.name in self.call.custom_tools
                 at = by_index[event.index] = len(items)
-                items.append(_Item(new_id("ctc" if custom else "fc"), "custom_tool_call" if custom else "function_call",
-                                   call_id=event.id or new_id("call"), name=event.name))  # fmt: skip
+                items.append(self._tool_item(event.id, event.name))
                 open_tools.add(at)
                 yield self._event("response.output_item.added", output_index=at, item=items[at].wire("in_progress"))
             elif isinstance(event, ToolUseDelta) and event.index in by_index:
