@@ -224,4 +224,7 @@ def planner_model(settings, monkeypatch, db):
         )
         settings.METNOS_PROPOSER_MODEL = "scripted"
         settings.METNOS_FILLER_MODEL = "scripted"
+        # The scripted model stands for the default local proposer: no shadow (planner.memory.
+        # shadow), unless a test asks for it.
+        settings.METNOS_MEMORY_SHADOW = "off"
         yield upstream

@@ -68,6 +68,10 @@ def route_label(turn: Turn, text: str = "") -> str:
     if layer == "pre_fastpath":
         return _("listed what I can do") if pre_fastpath.lists_capabilities(text) else _("greeting")
     if layer in MEMORY_LAYERS:
+        saved = saved_seconds(turn.trace or {})
+        if saved is not None:
+            label = _("served from memory, saved ~%(seconds)s s") % {"seconds": saved}
+            return f"{label}: {named}" if tools else label
         return _("from memory: %(tools)s") % {"tools": named} if tools else _("from memory")
     if layer == "decision" or turn.final_kind in ("ask", "needs_inputs"):
         return _("asked a question")
@@ -78,6 +82,17 @@ def route_label(turn: Turn, text: str = "") -> str:
     if tools:
         return _("used tools: %(tools)s") % {"tools": named}
     return _("answered directly") if layer in ("direct", "engine", "react", "recovery") else ""
+
+
+def saved_seconds(trace: dict) -> str | None:
+    """The time a use from memory saved against the cold path (planner.memory.accounts), in a few
+    digits ("2", "0.4"); None when nothing measured says."""
+    saved = (trace.get("memory") or {}).get("saved") or {}
+    ms = saved.get("ms") or 0
+    if saved.get("basis") == "none" or ms < 100:
+        return None
+    seconds = ms / 1000
+    return f"{seconds:.0f}" if seconds >= 10 else f"{seconds:.1f}".removesuffix(".0")
 
 
 def tools_used(trace: dict) -> list[str]:

@@ -128,6 +128,7 @@ def main() -> None:
     parser.add_argument("--split", choices=("all", "held", "tune"), default="all", help="odd lines, even lines, or all")
     parser.add_argument("--quick", action="store_true", help="the first 20 cases")
     parser.add_argument("--verbose", action="store_true", help="print every case's result")
+    parser.add_argument("--shadow", metavar="FILE", help="replay a stream, shadow on and off (plan_memory_shadow)")
     args = parser.parse_args()
     base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/metnos").rsplit("/", 1)[0]
     # METNOS_BENCH_DB: a database of its own, when another bench uses metnos_bench at the same time
@@ -151,6 +152,11 @@ def main() -> None:
     from planner.validator import validate
 
     logging.getLogger("planner").setLevel(logging.WARNING)
+    if args.shadow:  # the whole stream, --quick or not: its order is what it tests
+        from bench import plan_memory_shadow
+
+        print(json.dumps(plan_memory_shadow.replay(args.shadow, verbose=args.verbose)))
+        return
     cases = load_cases(args.cases, args.split)
     if args.quick:
         cases = cases[:20]

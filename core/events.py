@@ -27,6 +27,7 @@ EVENT_TYPES = frozenset(
         "tool.called",
         "memory.eviction",
         "pattern.matched",
+        "pattern.shadowed",
         "followup.resolved",
         "turn.completed",
         "error",

@@ -65,7 +65,7 @@ class OutageMiddleware:
         reason = noted(exc)
         if reason is None:
             return None
-        logger.warning("503 for %s: %s (%s)", request.path, reason, exc.__class__.__name__)
+        logger.warning("503 for %s: %s (%s: %s)", request.path, reason, exc.__class__.__name__, exc)
         if request.path.startswith("/api/"):
             response = JsonResponse({"detail": reason}, status=503)
         else:

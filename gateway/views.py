@@ -146,7 +146,7 @@ async def dispatch(request):
                 failure = Failure(500, "internal error; the server log has the details")
                 response = error_response(shape, failure, request)
             else:
-                logger.warning("503 for %s: %s (%s)", path, reason, exc.__class__.__name__)
+                logger.warning("503 for %s: %s (%s: %s)", path, reason, exc.__class__.__name__, exc)
                 response = error_response(shape, Failure(503, reason, retry_after=5), request)
     headers.stamp(request, response, shape_name)
     response["X-Content-Type-Options"] = "nosniff"

@@ -292,6 +292,11 @@ METNOS_PLAN_MEMORY = env_bool("METNOS_PLAN_MEMORY", True)
 # ("first 3 lines" vs "last 3 lines"): the cosine picks the neighbours worth checking, and the
 # verb, object, signature and slot guards (planner.memory.probe.admit) are what keep reuse right.
 METNOS_MEMORY_MIN_COSINE = env_float("METNOS_MEMORY_MIN_COSINE", 0.6)
+# Shadow (planner.memory.shadow): auto runs it only when the proposer is not a local model.
+METNOS_MEMORY_SHADOW = env_str("METNOS_MEMORY_SHADOW", "auto")
+if METNOS_MEMORY_SHADOW not in ("auto", "on", "off"):
+    raise ImproperlyConfigured(f"METNOS_MEMORY_SHADOW must be auto, on or off, not {METNOS_MEMORY_SHADOW!r}")
+METNOS_MEMORY_SHADOW_AGREEMENTS = env_int("METNOS_MEMORY_SHADOW_AGREEMENTS", 2)
 METNOS_AUTOPATH_CLUSTER_COSINE = env_float("METNOS_AUTOPATH_CLUSTER_COSINE", 0.80)
 METNOS_AUTOPATH_MIN_PROOF = env_int("METNOS_AUTOPATH_MIN_PROOF", 2)
 METNOS_ANTI_AUTOPATH_FAILURES = env_int("METNOS_ANTI_AUTOPATH_FAILURES", 2)

@@ -3,9 +3,11 @@ import re
 
 from django.contrib import admin
 from django.db import transaction
+from django.db.models import F
 from django.utils.html import format_html_join
 from django.utils.safestring import mark_safe
 
+from billing.cost import format_usd
 from planner.memory import autopath
 from planner.models import AntiAutopath, Autopath, Fastpath, Gap, Observation, ScratchpadEntry
 from planner.plan import PLACEHOLDER
@@ -81,11 +83,18 @@ def steps_html(plan) -> str:
     return format_html_join(mark_safe("<br>"), "{}", ((line,) for line in plan_steps(plan))) or "—"
 
 
+# What an entry has done, as the lists and the change form show it: the raw counters these read
+# (uses, ms_saved, usd_saved, ...) are not shown again beside them.
+FIGURES = ("hits", "failures", "feedback", "calls_avoided", "time_saved", "money_saved", "bound", "trial")
+SHOWN_AS_FIGURES = ("uses", "feedback_up", "feedback_down", "ms_saved", "usd_saved", "min_cosine")
+
+
 class RememberedPlanAdmin(admin.ModelAdmin):
-    """What L0 and L1 entries share in the admin: the plan as steps, hits and failures, who
-    taught it. Entries are made by turns (they need an embedding), so none is added here; what a
-    curator changes is whether and how an entry serves. The plan, its slots and what recognises
-    it hang together by hash, so they are shown, not edited."""
+    """What L0 and L1 entries share in the admin: the plan as steps, what it has done (hits,
+    failures, feedback, what serving it saved), its admission bound and trial, who taught it.
+    Entries are made by turns (they need an embedding), so none is added here; what a curator
+    changes is whether and how an entry serves. The plan, its slots and what recognises it hang
+    together by hash, and the figures are counted by turns, so they are shown, not edited."""
 
     list_select_related = ("owner",)
     editable: tuple[str, ...] = ()
@@ -95,8 +104,10 @@ class RememberedPlanAdmin(admin.ModelAdmin):
         return False
 
     def get_fields(self, request, obj=None):
-        names = [f.name for f in self.model._meta.fields if f.name not in ("id", "embedding")]
+        hidden = ("id", "embedding", *SHOWN_AS_FIGURES)
+        names = [f.name for f in self.model._meta.fields if f.name not in hidden]
         first = [name for name in self.shown_first if name in names or name in ("steps", "taught_by")]
+        first += [name for name in FIGURES if name not in first]
         return [*first, *self.editable, *(name for name in names if name not in first and name not in self.editable)]
 
     def get_readonly_fields(self, request, obj=None):
@@ -109,6 +120,23 @@ class RememberedPlanAdmin(admin.ModelAdmin):
     @admin.display(description="hits", ordering="uses")
     def hits(self, obj) -> int:
         return obj.uses
+
+    @admin.display(description="feedback (up/down)", ordering=F("feedback_up") - F("feedback_down"))
+    def feedback(self, obj) -> str:
+        return f"{obj.feedback_up} / {obj.feedback_down}"
+
+    @admin.display(description="time saved (s)", ordering="ms_saved")
+    def time_saved(self, obj) -> str:
+        return f"{obj.ms_saved / 1000:.1f}"
+
+    @admin.display(description="money saved ($)", ordering="usd_saved")
+    def money_saved(self, obj) -> str:
+        return format_usd(obj.usd_saved)
+
+    @admin.display(description="bound", ordering="min_cosine")
+    def bound(self, obj) -> str:
+        """Its own admission cosine, or the global floor (METNOS_MEMORY_MIN_COSINE) when it has none."""
+        return "floor" if obj.min_cosine is None else f"{obj.min_cosine:.3f}"
 
     @admin.display(description="taught by", ordering="owner__username")
     def taught_by(self, obj) -> str:
@@ -162,11 +190,10 @@ class FastpathAdmin(RememberedPlanAdmin):
         "source",
         "pinned",
         "taught_by",
-        "hits",
-        "failures",
+        *FIGURES,
         "last_used_at",
     )
-    list_filter = ("status", "source", "pinned", "verb")
+    list_filter = ("status", "trial", "source", "pinned", "verb")
     editable = ("status", "pinned", "reason")
     search_fields = ("masked_request", "example_request", "key")
     actions = [disable, enable, pin, unpin, ban]
@@ -197,11 +224,10 @@ class AutopathAdmin(RememberedPlanAdmin):
         "source",
         "score",
         "taught_by",
-        "hits",
-        "failures",
+        *FIGURES,
         "cluster",
     )
-    list_filter = ("status", "source", "verb", "object")
+    list_filter = ("status", "trial", "source", "verb", "object")
     editable = ("reason",)  # the status moves by the actions, which keep one champion per cluster
     search_fields = ("masked_request", "example_request")
     actions = [retire, make_champion, ban]

@@ -48,6 +48,7 @@ class _Turn:
     started: float = field(default_factory=monotonic_ms)
     probe: memory.Probe | None = None
     decision: Decision | None = None  # the route decision, once made
+    shadowed: memory.Recall | None = None  # recalled on trial: the engine plans, memory's plan is compared
 
 
 def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
@@ -97,7 +98,8 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
     outcome, decision = _answer(turn, cat, intent, candidates, needs, decision, use_memory=use_memory)
     if candidates:
         if use_memory and inp.mode != "react":
-            _learn(turn.probe, outcome, cat, inp.turn_id)
+            memory.shadowed(turn.shadowed, outcome, cat, turn.ids)  # an entry on trial: the engine's verdict
+            _learn(turn, outcome, cat)
         if outcome.final_kind == "answer" and outcome.layer != "terminator":
             _deliver(turn.sink, outcome)  # the final message, in one piece
     outcome = _annotated(outcome, inp, intent, intent_call, failed_recall)
@@ -165,6 +167,9 @@ def _from_memory(turn: _Turn, cat: Catalog) -> tuple[memory.Recall | None, TurnO
     recall = memory.lookup(turn.probe, cat)
     if recall is None:
         return None, None
+    if memory.on_trial(recall):
+        turn.shadowed = recall  # compared with the engine's plan once it answers (planner.memory.shadow)
+        return None, None
     bus.emit("pattern.matched", recall.to_trace(), **turn.ids)
     outcome = engine.run_remembered(
         turn.inp, plan=recall.plan, layer=recall.layer, catalog=cat, sink=turn.sink, ids=turn.ids
@@ -172,7 +177,9 @@ def _from_memory(turn: _Turn, cat: Catalog) -> tuple[memory.Recall | None, TurnO
     outcome.trace["memory"] = recall.to_trace()
     if outcome.final_kind == "awaiting":
         return recall, outcome  # a remembered plan still asks before a sensitive step
-    memory.served(turn.probe, recall, outcome)
+    saved = memory.served(turn.probe, recall, replace(outcome, latency_ms=_elapsed(turn)), cat)
+    if saved is not None:
+        outcome.trace["memory"]["saved"] = saved.to_trace()
     if outcome.final_kind != "answer":
         return recall, None
     _deliver(turn.sink, outcome)
@@ -207,7 +214,7 @@ def _followup(turn: _Turn, cat: Catalog) -> TurnOutcome | None:
         return None
     if outcome.final_kind == "answer":
         if _uses_memory(inp) and outcome.plan_ok:
-            _learn(turn.probe, outcome, cat, inp.turn_id)
+            _learn(turn, outcome, cat)
         _deliver(turn.sink, outcome)
     return outcome
 
@@ -271,7 +278,7 @@ def _resume_stopped(turn: _Turn) -> TurnOutcome:
     # After the plan ran: its request is read as the workspace now is.
     turn.probe = memory.Probe.of(inp.text, inp.workspace_path, inp.user_id)
     if outcome.plan_ok and settings.METNOS_PLAN_MEMORY and inp.mode == "engine":
-        _learn(turn.probe, outcome, cat, inp.turn_id)  # a plan that ran once approved is remembered
+        _learn(turn, outcome, cat)  # a plan that ran once approved is remembered
     if outcome.final_kind == "answer":
         _deliver(turn.sink, outcome)
     return _finish(turn, outcome)
@@ -290,12 +297,16 @@ def _resume_react(turn: _Turn, cat: Catalog, pending: dict) -> TurnOutcome:
     return react.run(inp, candidates=candidates, decision=decision, sink=turn.sink, ids=turn.ids, state=loop)
 
 
-def _learn(probe: memory.Probe, outcome: TurnOutcome, cat: Catalog, turn_id: str) -> None:
-    """Memory is a side effect: it never fails the turn."""
+def _learn(turn: _Turn, outcome: TurnOutcome, cat: Catalog) -> None:
+    """Memory is a side effect: it never fails the turn. It keeps what the turn cost so far."""
     try:
-        memory.learn(probe, outcome, cat, turn_id)
+        memory.learn(turn.probe, replace(outcome, latency_ms=_elapsed(turn)), cat, turn.inp.turn_id)
     except Exception:
-        logger.exception("plan memory could not learn from turn %s", turn_id)
+        logger.exception("plan memory could not learn from turn %s", turn.inp.turn_id)
+
+
+def _elapsed(turn: _Turn) -> int:
+    return int(monotonic_ms() - turn.started)
 
 
 def _deliver(sink: Sink, outcome: TurnOutcome) -> None:
@@ -351,7 +362,7 @@ def _record_pattern(inp: TurnInput, needs: TurnNeeds, decision: RouteDecision, o
 
 def _finish(turn: _Turn, outcome: TurnOutcome, recall: memory.Recall | None = None) -> TurnOutcome:
     """The turn's latency, its observation (plan memory) and its closing events."""
-    latency = int(monotonic_ms() - turn.started)
+    latency = _elapsed(turn)
     outcome = replace(outcome, latency_ms=latency)
     inp, ids = turn.inp, turn.ids
     if turn.decision is not None:

@@ -80,6 +80,27 @@ class RememberedPlan(models.Model):
     last_used_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # Its own admission bound (planner.memory.bounds): the cosine a request must reach at stage 2
+    # or 3; null is the global floor. Failures tighten it, proven successes loosen it.
+    min_cosine = models.FloatField(null=True, blank=True)
+    # On trial (planner.memory.shadow): `shadow`, the engine also plans each use and the entry
+    # serves only once the two agree; `revalidate`, its executors changed and it serves again
+    # once it validates and runs against them.
+    trial = models.CharField(max_length=16, blank=True, choices=[("shadow", "shadow"), ("revalidate", "revalidate")])
+    trial_agreements = models.PositiveIntegerField(default=0)
+    feedback_up = models.PositiveIntegerField(default=0)
+    feedback_down = models.PositiveIntegerField(default=0)
+    # What the cold path cost for it, summed over the turns the engine planned it
+    # (planner.memory.accounts), and what serving it from memory has saved.
+    cold_turns = models.PositiveIntegerField(default=0)
+    cold_ms_total = models.PositiveBigIntegerField(default=0)
+    cold_usd_total = models.DecimalField(max_digits=18, decimal_places=10, default=0)
+    cold_calls_total = models.PositiveIntegerField(default=0)
+    cold_input_tokens = models.PositiveBigIntegerField(default=0)
+    cold_output_tokens = models.PositiveBigIntegerField(default=0)
+    calls_avoided = models.PositiveIntegerField(default=0)
+    ms_saved = models.BigIntegerField(default=0)
+    usd_saved = models.DecimalField(max_digits=18, decimal_places=10, default=0)
 
     class Meta:
         abstract = True

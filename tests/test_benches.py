@@ -55,6 +55,23 @@ def test_the_route_choice_bench_reports_each_half():
         assert {"accuracy", "direct_recall", "tools_precision", "first_tool_accuracy", "before"} <= set(result)
 
 
+def test_shadow_mode_stops_wrong_remembered_plans_before_they_serve():
+    """The shadow replay (plan_memory_accuracy.py --shadow): a wrong plan the stream teaches is
+    stopped on trial before it serves, and memory serves fewer wrong plans than without shadow."""
+    done = subprocess.run(
+        [sys.executable, "bench/plan_memory_accuracy.py", "--shadow", "bench/cases/shadow_replay.jsonl", "--quick"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["bench"] == "plan_memory_shadow" and result["invalid_plans"] == 0
+    assert result["wrong_stopped_before_serving"] >= 1
+    assert result["wrong_serves_with_shadow"] < result["wrong_serves_without_shadow"]
+
+
 @pytest.mark.live
 def test_the_agent_tasks_bench_runs_the_quick_held_tasks_over_the_websocket():
     """It starts its own model server, daphne and worker on the benches' database; only that it

@@ -1,6 +1,7 @@
 """Plan memory, as a turn uses it: `lookup` before planning (L0 fastpath, then L1 autopath),
-`served` after a remembered plan ran, `excluded` for the proposer, `learn` after the engine
-planned, `observe` at the end of every turn; `feedback` when a person judges one."""
+`served` after a remembered plan ran, `on_trial` and `shadowed` when the engine plans a request a
+shadowed entry was recalled for (planner.memory.shadow), `excluded` for the proposer, `learn`
+after the engine planned, `observe` at the end of every turn; `feedback` when a person judges one."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ from planner import params as P
 from planner.catalog import Catalog
 from planner.memory import autopath, fastpath
 from planner.memory.probe import Probe, Recall, template_of
+from planner.memory.uses import on_trial, served, shadowed
 from planner.memory.verdicts import feedback, learn, observe
-from planner.turn import TurnOutcome
 
-__all__ = ["Probe", "Recall", "excluded", "feedback", "learn", "lookup", "observe", "served"]
+__all__ = ["Probe", "Recall", "excluded", "feedback", "learn", "lookup", "observe", "on_trial", "served", "shadowed"]
 
 
 def lookup(probe: Probe, catalog: Catalog) -> Recall | None:
@@ -24,15 +25,6 @@ def lookup(probe: Probe, catalog: Catalog) -> Recall | None:
     if recall is None and probe.intent.verb and probe.intent.object:
         recall = autopath.lookup(probe, catalog, started)
     return recall
-
-
-def served(probe: Probe, recall: Recall, outcome: TurnOutcome) -> None:
-    """A remembered plan ran to its end: its use is counted, and a failure counts against it."""
-    ok = outcome.final_kind == "answer"
-    layer = fastpath if recall.layer == "fastpath" else autopath
-    layer.used(recall.entry, success=ok, latency_ms=int(recall.lookup_ms))
-    if not ok:
-        autopath.record_failure(probe, outcome.plan or recall.plan.to_dict(), reason=outcome.error or "failed")
 
 
 def excluded(probe: Probe) -> Callable[[dict], bool] | None:

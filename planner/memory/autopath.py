@@ -21,6 +21,7 @@ from core.clock import monotonic_ms, now
 from planner import params as P
 from planner.catalog import Catalog
 from planner.intent import TOOL_VERBS
+from planner.memory import accounts, shadow
 from planner.memory.justify import learnable
 from planner.memory.probe import (
     Probe,
@@ -61,7 +62,7 @@ def lookup(probe: Probe, catalog: Catalog, started: float) -> Recall | None:
     vector = list(probe.embedding)
     for entry in champions.annotate(distance=CosineDistance("embedding", vector)).order_by("distance")[:NEIGHBOURS]:
         cosine = 1.0 - float(entry.distance)
-        if executors_of(entry.plan, catalog) != entry.executors or banned(probe.owner_id, entry):
+        if not shadow.current(entry, catalog) or banned(probe.owner_id, entry):
             continue
         stage = 1 if entry.key == probe.key else 2
         admitted = admit(entry, probe, catalog, stage=stage, cosine=cosine)
@@ -93,9 +94,11 @@ def record_success(
     source: str = Autopath.Source.LEARNED,
     owner_id: int | None = None,
     champion: bool = False,
+    cold: accounts.Cold | None = None,
 ) -> Autopath | None:
     """Count a success of `plan` (literal, as executed) for this request: into its cluster's
-    entry for the same plan, or as a new challenger. Then the cluster's promotion is settled."""
+    entry for the same plan, or as a new challenger. Then the cluster's promotion is settled.
+    `cold` is what the turn that planned it cost (planner.memory.accounts)."""
     try:
         template, slots = learnable(plan, probe.values, catalog)
     except P.NotLearnable:
@@ -126,6 +129,8 @@ def record_success(
             cluster=cluster,
             status=Autopath.Status.CHAMPION if champion else Autopath.Status.CHALLENGER,
         )
+    if cold is not None:
+        accounts.add_cold(Autopath, entry.pk, cold)
     promote(cluster)
     return entry
 
@@ -254,8 +259,9 @@ def ban(owner_id, verb, obj, template: dict, reason: str, failures: int = 1) -> 
 
 
 def age(catalog: Catalog) -> dict[str, int]:
-    """Expire anti-autopaths, retire autopaths whose executors changed and challengers unused for
-    METNOS_FASTPATH_MAX_IDLE_DAYS. Idempotent."""
+    """Expire anti-autopaths, retire autopaths an executor of which is gone and challengers unused
+    for METNOS_FASTPATH_MAX_IDLE_DAYS, and put on trial those whose executors changed
+    (planner.memory.shadow). Idempotent."""
     expired, _ = AntiAutopath.objects.filter(expires_at__lte=now()).delete()
     cutoff = now() - timedelta(days=settings.METNOS_FASTPATH_MAX_IDLE_DAYS)
     idle = (
@@ -263,13 +269,16 @@ def age(catalog: Catalog) -> dict[str, int]:
         .filter(Q(last_used_at__lt=cutoff) | Q(last_used_at__isnull=True, created_at__lt=cutoff))
         .update(status=Autopath.Status.RETIRED, reason="unused")
     )
-    changed = 0
-    for entry in Autopath.objects.exclude(status=Autopath.Status.RETIRED).only("id", "plan", "executors"):
-        if executors_of(entry.plan, catalog) != entry.executors:
-            changed += Autopath.objects.filter(pk=entry.pk).update(
-                status=Autopath.Status.RETIRED, reason="an executor it uses is gone or has changed"
+    changed = gone = 0
+    for entry in Autopath.objects.exclude(status=Autopath.Status.RETIRED).only("id", "plan", "executors", "trial"):
+        digests = executors_of(entry.plan, catalog)
+        if digests is None:
+            gone += Autopath.objects.filter(pk=entry.pk).update(
+                status=Autopath.Status.RETIRED, reason="an executor it uses is gone"
             )
-    return {"anti_expired": expired, "idle": idle, "executor_changed": changed}
+        elif digests != entry.executors:
+            changed += shadow.put_on_trial(Autopath, entry.pk)  # it proves itself again before it serves
+    return {"anti_expired": expired, "idle": idle, "executor_changed": changed, "executor_gone": gone}
 
 
 def compact_observations() -> int:

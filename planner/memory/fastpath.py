@@ -8,7 +8,9 @@ Italian: the embedding model is English-only), under the same guards.
 
 Entries are made by `learn` from every turn the engine completed, age out (`age`, nightly),
 are superseded by a newer plan for the same masked request, retire when an executor they use
-is gone or has changed, and can be pinned, disabled or removed in the admin."""
+is gone, go on trial when one has changed (planner.memory.shadow), and can be pinned, disabled or
+removed in the admin. Each keeps its own admission bound (planner.memory.bounds) and what it
+saved (planner.memory.accounts)."""
 
 from __future__ import annotations
 
@@ -23,16 +25,13 @@ from pgvector.django import CosineDistance
 from core.clock import monotonic_ms, now
 from planner import params as P
 from planner.catalog import Catalog
+from planner.memory import accounts, shadow
 from planner.memory.justify import learnable
 from planner.memory.probe import Probe, Recall, admit, count_use, executors_of, owner_scope, row_fields
 from planner.models import AntiAutopath, Fastpath
 
 logger = logging.getLogger(__name__)
 NEIGHBOURS = 5
-
-
-def _current(entry: Fastpath, catalog: Catalog) -> bool:
-    return executors_of(entry.plan, catalog) == entry.executors
 
 
 def lookup(probe: Probe, catalog: Catalog, started: float) -> Recall | None:
@@ -42,7 +41,7 @@ def lookup(probe: Probe, catalog: Catalog, started: float) -> Recall | None:
     )
     # Stage 1: the same canonical form. The user's own entries before seeds.
     for entry in active.filter(key=probe.key).order_by(F("owner_id").desc(nulls_last=True), "-created_at")[:3]:
-        if not _current(entry, catalog):
+        if not shadow.current(entry, catalog):
             continue
         admitted = admit(entry, probe, catalog, stage=1, cosine=1.0)
         if admitted:
@@ -54,7 +53,7 @@ def lookup(probe: Probe, catalog: Catalog, started: float) -> Recall | None:
         cosine = 1.0 - float(entry.distance)
         if cosine < settings.METNOS_MEMORY_MIN_COSINE:
             break
-        if not _current(entry, catalog):
+        if not shadow.current(entry, catalog):
             continue
         admitted = admit(entry, probe, catalog, stage=2, cosine=cosine)
         if admitted:
@@ -67,7 +66,7 @@ def lookup(probe: Probe, catalog: Catalog, started: float) -> Recall | None:
             for entry in active.filter(signature=list(probe.signature))
             .annotate(distance=CosineDistance("embedding", vector))
             .order_by(F("owner_id").desc(nulls_last=True), "-created_at")[:5]
-            if _current(entry, catalog)
+            if shadow.current(entry, catalog)
         ]
         # Words the signature does not keep can still tell plans apart («save» and «append» are
         # both writing): when the entries it finds disagree, the request is not served from here.
@@ -90,9 +89,12 @@ def learn(
     latency_ms: int = 0,
     source: str = Fastpath.Source.LEARNED,
     owner_id: int | None = None,
+    cold: accounts.Cold | None = None,
 ) -> Fastpath | None:
     """Remember a plan that just succeeded for this request; None when it cannot be remembered
-    safely (planner.params.NotLearnable) or names an executor the catalog lacks."""
+    safely (planner.params.NotLearnable) or names an executor the catalog lacks. `cold` is what
+    the turn that planned it cost (planner.memory.accounts). A new learned entry starts on trial
+    when shadow runs (planner.memory.shadow)."""
     try:
         template, slots = learnable(plan, probe.values, catalog)
     except P.NotLearnable as exc:
@@ -113,6 +115,8 @@ def learn(
         Fastpath.objects.filter(pk=same[0].pk).update(
             successes=F("successes") + 1, last_used_at=now(), latency_ms_total=F("latency_ms_total") + latency_ms
         )
+        if cold is not None:
+            accounts.add_cold(Fastpath, same[0].pk, cold)
         return same[0]
     entry = Fastpath.objects.create(
         **row_fields(probe, template, slots, executors),
@@ -122,7 +126,10 @@ def learn(
         latency_ms_total=latency_ms,
         source_turn_id=turn_id,
         pinned=source == Fastpath.Source.SEED,
+        trial=shadow.initial(source),
     )
+    if cold is not None:
+        accounts.add_cold(Fastpath, entry.pk, cold)
     for older in existing:
         if older.pk != entry.pk and not older.pinned:
             older.status, older.superseded_by, older.reason = Fastpath.Status.SUPERSEDED, entry, "a newer plan"
@@ -147,10 +154,13 @@ def age(catalog: Catalog) -> dict[str, int]:
     )
     reason = f"unused for {settings.METNOS_FASTPATH_MAX_IDLE_DAYS} days"
     idle = stale.update(status=Fastpath.Status.RETIRED, reason=reason)
-    changed = 0
-    for entry in active.only("id", "plan", "executors"):
-        if not _current(entry, catalog):
-            changed += Fastpath.objects.filter(pk=entry.pk).update(
-                status=Fastpath.Status.RETIRED, reason="an executor it uses is gone or has changed"
+    changed = gone = 0
+    for entry in active.only("id", "plan", "executors", "trial"):
+        digests = executors_of(entry.plan, catalog)
+        if digests is None:
+            gone += Fastpath.objects.filter(pk=entry.pk).update(
+                status=Fastpath.Status.RETIRED, reason="an executor it uses is gone"
             )
-    return {"idle": idle, "executor_changed": changed}
+        elif digests != entry.executors:
+            changed += shadow.put_on_trial(Fastpath, entry.pk)  # it proves itself again before it serves
+    return {"idle": idle, "executor_changed": changed, "executor_gone": gone}

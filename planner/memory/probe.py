@@ -17,6 +17,7 @@ when every guard holds; otherwise it is a miss and the request goes on to the pr
     and the signatures agree (slots, modifiers, negation, objects and content words equal;
         verbs of the same tool family)
     and the same number of values of each type, matched by position only where that is safe
+    and, at stages 2 and 3, a cosine within the entry's own bound (planner.memory.bounds)
     and the validator passes with the filled-in values.
 """
 
@@ -38,6 +39,7 @@ from planner.canonical import Canonical
 from planner.catalog import Catalog
 from planner.embeddings import embed
 from planner.intent import TOOL_VERBS, Intent, extract, step_kinds
+from planner.memory import bounds
 from planner.memory.justify import quoted_values, unjustified
 from planner.plan import PLACEHOLDER, Plan, PlanError, parse
 from planner.validator import validate
@@ -165,6 +167,8 @@ def admit(entry, probe_: Probe, catalog: Catalog, *, stage: int, cosine: float) 
         return None
     if stage >= 2:
         if cosine < settings.METNOS_MEMORY_MIN_COSINE and tuple(entry.signature) != probe_.signature:
+            return None
+        if not bounds.admits(entry, stage=stage, cosine=cosine):  # its own bound, learned from its uses
             return None
         if not verbs_agree(entry.verb or None, probe_.intent.verb) or (entry.object or None) != probe_.intent.object:
             return None

@@ -7,7 +7,7 @@ from __future__ import annotations
 from core.clock import as_uuid
 from planner import params as P
 from planner.catalog import Catalog
-from planner.memory import autopath, fastpath
+from planner.memory import accounts, autopath, bounds, fastpath
 from planner.memory.justify import learnable
 from planner.memory.probe import Probe, Recall, template_of
 from planner.models import Autopath, Fastpath, Observation
@@ -27,8 +27,9 @@ def learn(probe_: Probe, outcome: TurnOutcome, catalog: Catalog, turn_id: str) -
         except P.NotLearnable as exc:
             outcome.trace["learn"] = {"learned": False, "reason": str(exc)[:500]}
             return
-        fastpath.learn(probe_, outcome.plan, catalog, turn_id=turn_id, latency_ms=outcome.latency_ms)
-        autopath.record_success(probe_, outcome.plan, catalog, latency_ms=outcome.latency_ms)
+        cold = accounts.Cold.of(outcome)
+        fastpath.learn(probe_, outcome.plan, catalog, turn_id=turn_id, latency_ms=outcome.latency_ms, cold=cold)
+        autopath.record_success(probe_, outcome.plan, catalog, latency_ms=outcome.latency_ms, cold=cold)
         outcome.trace["learn"] = {"learned": True}
     elif not outcome.plan_ok:
         autopath.record_failure(probe_, outcome.plan, reason=outcome.error or outcome.final_kind)
@@ -73,14 +74,20 @@ def feedback(*, turn_id, trace: dict, value: str, owner_id: int | None) -> None:
     On an answer the engine planned, the fastpath that turn taught is disabled and its plan's
     autopath demoted; "wrong plan" bans that plan for the kind of request."""
     turn = as_uuid(turn_id)
+    if Observation.objects.filter(turn_id=turn, feedback=value).exists():
+        return  # the same verdict twice counts once
     Observation.objects.filter(turn_id=turn).update(feedback=value)
+    served = (trace or {}).get("memory") or {}
+    model = {"fastpath": Fastpath, "autopath": Autopath}.get(served.get("layer"))
+    if model is not None and value in ("up", *NEGATIVE):
+        accounts.count_feedback(model, served["id"], value)
     if value not in NEGATIVE:
         return
-    served = (trace or {}).get("memory") or {}
     reason = "wrong plan" if value == "wrong_plan" else "thumbs down"
-    model = {"fastpath": Fastpath, "autopath": Autopath}.get(served.get("layer"))
     entry = model.objects.filter(pk=served["id"]).first() if model else None
     if entry is not None:
+        # Judged wrong at this distance: nothing as far is served it again (planner.memory.bounds).
+        bounds.after_use(model, entry.pk, stage=served.get("stage", 1), cosine=served.get("cosine", 1.0), success=False)
         autopath.ban(owner_id, entry.verb, entry.object, entry.plan, f"feedback: {reason}")
         if entry.owner_id == owner_id:
             if model is Fastpath:

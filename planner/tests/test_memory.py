@@ -187,17 +187,17 @@ def test_a_plan_that_fails_repeatedly_is_banned_and_excluded_from_reproposal(pla
     assert "failed repeatedly" in reproposal
 
 
-def test_the_ager_retires_stale_entries_and_changed_executors_idempotently(planner_model, workspace, settings):
+def test_the_ager_retires_stale_entries_and_puts_changed_ones_on_trial_idempotently(planner_model, workspace, settings):
     learn_read_last(planner_model, workspace)
     Fastpath.objects.update(last_used_at=now() - timedelta(days=settings.METNOS_FASTPATH_MAX_IDLE_DAYS + 1))
     AntiAutopath.objects.create(verb="read", object="files", plan_hash="x", reason="r", expires_at=now())
     cat = catalog()
-    assert fastpath.age(cat) == {"idle": 1, "executor_changed": 0}
-    assert fastpath.age(cat) == {"idle": 0, "executor_changed": 0}
+    assert fastpath.age(cat) == {"idle": 1, "executor_changed": 0, "executor_gone": 0}
+    assert fastpath.age(cat) == {"idle": 0, "executor_changed": 0, "executor_gone": 0}
     assert autopath.age(cat)["anti_expired"] == 1 and autopath.age(cat)["anti_expired"] == 0
     Autopath.objects.update(executors={"read_files": "sha256:old"})
     assert autopath.age(cat)["executor_changed"] == 1
-    assert Autopath.objects.get().status == "retired"
+    assert Autopath.objects.get().trial == "revalidate", "a changed executor: on trial (test_memory_trial)"
 
 
 def test_seed_plans_load_once_and_answer_common_requests_from_the_first_run(planner_model, workspace):
@@ -248,8 +248,8 @@ def test_the_memory_jobs_are_scheduled_for_beat_and_idempotent(settings, planner
     assert tasks.promote_autopaths() == 0
     first = tasks.age_memory()
     assert tasks.age_memory() == {
-        "fastpath": {"idle": 0, "executor_changed": 0},
-        "autopath": {"anti_expired": 0, "idle": 0, "executor_changed": 0},
+        "fastpath": {"idle": 0, "executor_changed": 0, "executor_gone": 0},
+        "autopath": {"anti_expired": 0, "idle": 0, "executor_changed": 0, "executor_gone": 0},
     }
     assert first["fastpath"]["idle"] == 0, "a fresh entry is not stale"
 

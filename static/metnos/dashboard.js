@@ -14,6 +14,7 @@
     return node;
   };
   const usd = (s) => `$${Number(s).toFixed(Number(s) < 1 ? 4 : 2)}`;
+  const pct = (x) => `${Math.round(Number(x) * 100)}%`;
 
   function card(label, value, note) {
     const c = el("div", { class: "card" });
@@ -21,9 +22,10 @@
     if (note) c.append(el("div", { class: "card-note" }, note));
     cards.append(c);
   }
-  function panel(title) {
-    const p = el("div", { class: "panel" });
+  function panel(title, note, wide = false) {
+    const p = el("div", { class: wide ? "panel wide" : "panel" });
     p.append(el("h2", {}, title));
+    if (note) p.append(el("p", { class: "card-note" }, note));
     panels.append(p);
     return p;
   }
@@ -39,9 +41,9 @@
     });
     parent.append(items.length ? svg : el("p", { class: "empty" }, "Nothing in this range."));
   }
-  function line(parent, series) {
+  function line(parent, series, value = (p) => p.cost_usd, top = (max) => `max ${usd(max)}/day`) {
     const w = 520, h = 160, pad = 24;
-    const values = series.map((p) => Number(p.cost_usd)), max = Math.max(1e-12, ...values);
+    const values = series.map((p) => Number(value(p))), max = Math.max(1e-12, ...values);
     const svg = el("svg", { viewBox: `0 0 ${w} ${h}`, class: "chart", role: "img" });
     const x = (i) => pad + (i * (w - 2 * pad)) / Math.max(1, series.length - 1);
     const y = (v) => h - pad - (v / max) * (h - 2 * pad);
@@ -49,7 +51,7 @@
     svg.append(el("polyline", { points: values.map((v, i) => `${x(i)},${y(v)}`).join(" "), class: "line" }));
     svg.append(el("text", { x: pad, y: h - 6, class: "axis" }, series.length ? series[0].day : ""));
     svg.append(el("text", { x: w - pad - 70, y: h - 6, class: "axis" }, series.length ? series[series.length - 1].day : ""));
-    svg.append(el("text", { x: pad, y: 14, class: "axis" }, `max ${usd(max)}/day`));
+    svg.append(el("text", { x: pad, y: 14, class: "axis" }, top(max)));
     parent.append(svg);
   }
   function table(parent, rows, columns) {
@@ -99,10 +101,35 @@
       bars(panel(`Spend by ${group}`), d.rows.slice(0, 15), (r) => r.name, (r) => r.cost_usd, usd);
     }
   }
+  async function showMemory() {
+    const d = await get("memory"), t = d.totals, lifetime = gettext("since each plan was remembered");
+    card(gettext("Served from memory"), pct(t.hit_rate),
+      interpolate(gettext("%(served)s of %(turns)s turns"), { served: t.served_from_memory, turns: t.turns }, true));
+    card(gettext("Model calls avoided"), String(t.calls_avoided), lifetime);
+    card(gettext("Time saved"), interpolate(gettext("%s s"), [t.seconds_saved]), lifetime);
+    card(gettext("Money saved"), usd(t.usd_saved), lifetime);
+    line(panel(gettext("Served from memory, per day")), d.series, (p) => p.hit_rate,
+      (max) => interpolate(gettext("max %s of the day's turns"), [pct(max)]));
+    bars(panel(gettext("Turns by layer")), d.by_layer, (r) => r.layer, (r) => r.count,
+      (n) => `${n} (${pct(d.totals.turns ? n / d.totals.turns : 0)})`);
+    const columns = [[gettext("layer"), (e) => e.layer], [gettext("request"), (e) => e.masked_request.slice(0, 80)],
+      [gettext("source"), (e) => e.source], [gettext("hits"), (e) => e.uses], [gettext("failures"), (e) => e.failures],
+      [gettext("feedback"), (e) => `+${e.feedback_up} / −${e.feedback_down}`],
+      [gettext("saved"), (e) => `${e.saved_s} s, ${usd(e.saved_usd)}`], [gettext("trial"), (e) => e.trial || "—"],
+      [gettext("bound"), (e) => (e.min_cosine === null ? gettext("floor") : e.min_cosine.toFixed(3))]];
+    table(panel(gettext("Plans that saved the most"), lifetime, true), d.top_entries, columns);
+    table(panel(gettext("Plans that failed the most"), gettext("failures and thumbs down, then the lowest success rate"), true),
+      d.worst_entries, [...columns.slice(0, 5),
+        [gettext("success rate"), (e) => (e.success_rate === null ? "—" : pct(e.success_rate))], ...columns.slice(5)]);
+    const share = (cell) => (cell.count ? `${cell.count} (${pct(cell.share)})` : "");
+    table(panel(gettext("Turns per day by layer"), "", true), d.series.filter((day) => day.turns),
+      [[gettext("day"), (day) => day.day], [gettext("turns"), (day) => day.turns],
+        ...d.layers.map((layer) => [layer, (day) => share(day.layers[layer])])]);
+  }
   async function render() {
     cards.replaceChildren(); panels.replaceChildren(); status.textContent = "Loading…";
     try {
-      await ({ cost: showCost, activity: showActivity, spend: showSpend }[page])();
+      await ({ cost: showCost, activity: showActivity, spend: showSpend, memory: showMemory }[page])();
       status.textContent = "";
     } catch (e) { status.textContent = `Could not load: ${e.message}`; }
   }

@@ -109,6 +109,11 @@ class Cluster:
     def stats(self) -> dict[str, dict[str, str]]:
         return haproxy_local.stats(self.stats_socket)
 
+    def outages(self) -> list[str]:
+        """The web processes' log lines about a 503 (for a failing check's message)."""
+        logs = [web.log_tail(200_000) for web in self.webs if web is not None]
+        return [line for log in logs for line in log.splitlines() if "503 for" in line][-10:]
+
     def served(self) -> list[int]:
         """Requests each web process has served through haproxy so far, in order."""
         rows = self.stats()
