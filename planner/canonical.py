@@ -15,7 +15,9 @@ then become tokens: a verb or object phrase its label (planner/canonical.yaml, s
 intent extractor), a modifier its class ("m:except": never noise, planner.memory.probe.admit), a
 noun that only names the kind of value beside it nothing («la cartella foto/» is <dir>), a
 stop-word or filler nothing, any other word its stem. A path is typed by how it is written: a
-folder ends with "/", a file has an extension.
+folder ends with "/", a file has an extension. What is shown depends on what is shown (a folder
+is listed, files of a kind are found, a page is fetched), and a request that names a place but no
+verb asks what is there: "the last ten lines of b.log" reads it, «quali file json ci sono?» finds them.
 
 The key hashes the tokens as a set, the values as a multiset, and, in order, the verbs and the
 values of a type that occurs more than once: "move a.md to b/ and delete c.md" is not "delete
@@ -51,6 +53,13 @@ EXTRA_TYPES = (
 _SLOT = re.compile(r"<(\w+):\d+>")
 # A verb's own words before anyone's stems: «conta» counts, though «contengono» shares its stem.
 _VERB_WORDS = {fold(t): label for label, terms in lexicon.verbs().items() for t in terms if t.isalpha()}
+# Italian object pronouns glued to a verb: «mostrami», «contali»; «contarli», «aprirlo» (the
+# infinitive loses its final -e).
+_PRONOUNS = "mi|ti|ci|vi|lo|la|li|le|ne|gli|melo|mela|meli|mele|celo|cela|glielo"
+_CLITICS = (
+    (re.compile(rf"^(\w{{3,}}?[aei])(?:{_PRONOUNS})$"), ""),
+    (re.compile(rf"^(\w{{3,}}?[aei]r)(?:{_PRONOUNS})$"), "e"),
+)
 _PATHS = ("<path>", "<file>", "<dir>")
 _LOCATIONS = frozenset({*_PATHS, "<url>"})
 
@@ -118,6 +127,7 @@ class _Data:
     same: dict[str, str]
     words: dict[str, str]
     modifiers: dict[str, str]  # single words
+    contains: frozenset[str]  # finding verbs that only say what a place holds
 
 
 @lru_cache(maxsize=1)
@@ -161,6 +171,7 @@ def _data() -> _Data:
         same=same,
         words=spec["words"],
         modifiers=lexicon.modifier_words(),
+        contains=frozenset(fold(w) for w in spec["contains"]),
     )
 
 
@@ -217,7 +228,7 @@ def _word(word: str, data: _Data) -> tuple[str, ...]:
     if word in STOPWORDS or word in data.fillers or len(word) < 2 or not word.isalnum():
         return ()
     variants = stems(word)
-    verb = _VERB_WORDS.get(word) or _VERB_STEMS.get("=" + word)
+    verb = _VERB_WORDS.get(word) or _VERB_STEMS.get("=" + word) or _bare_verb(word)
     verb = verb or next((_VERB_STEMS[s] for s in variants if s in _VERB_STEMS), None)
     if word in P._OPERATIONS:  # the operation's own token (a sum is not a mean), and its verb's
         return (f"f:{P._OPERATIONS[word]}", *([f"v:{verb}"] if verb else []))
@@ -225,6 +236,20 @@ def _word(word: str, data: _Data) -> tuple[str, ...]:
         return (f"v:{verb}",)
     obj = next((_OBJECT_STEMS[s] for s in variants if s in _OBJECT_STEMS), None)
     return (f"o:{obj}",) if obj else (min(variants),)
+
+
+def _bare_verb(word: str) -> str | None:
+    """The verb of an Italian verb with a pronoun suffix, looked up by its bare form before any
+    stem: «contami» counts, «leggimi» reads, «contarli» counts (as «contare» does), though
+    «contengono» shares their stem."""
+    for pattern, ending in _CLITICS:
+        match = pattern.match(word)
+        if match:
+            bare = match.group(1) + ending
+            verb = _VERB_WORDS.get(bare) or _VERB_STEMS.get("=" + bare)
+            if verb:
+                return verb
+    return None
 
 
 def _phrased(raw: list[str]) -> list[tuple[str, str]]:
@@ -240,7 +265,8 @@ def _phrased(raw: list[str]) -> list[tuple[str, str]]:
             if len(window) == len(phrase) and all(
                 p == w or (p == "<>" and w.startswith("<")) for p, w in zip(phrase, window, strict=True)
             ):
-                out += [(t, raw[i]) for t in tokens_] + [(w, w) for w in window if w.startswith("<")]
+                said = " ".join(w for w in phrase if w != "<>")  # a verb phrase is not its first word
+                out += [(t, said) for t in tokens_] + [(w, w) for w in window if w.startswith("<")]
                 i += len(phrase)
                 break
         else:
@@ -249,23 +275,58 @@ def _phrased(raw: list[str]) -> list[tuple[str, str]]:
     return out
 
 
+def _asked(resolved: list[tuple[str, str]], slots: set[str]) -> list[str]:
+    """The verb a request asks with, where its words leave it open. A request that names a place
+    and no verb asks what is there ("the last ten lines of b.log", «quali file json ci sono in
+    config/?», "which markdown files do I have?"), or where a quoted text is, when it gives one.
+    A place that "contains", with no text to look for, is shown: «quali file contiene
+    documenti/?» lists it."""
+    data = _data()
+    tokens_ = [token for token, _ in resolved]
+    located = bool({"<file>", "<dir>", "<glob>", "<url>"} & slots) or ROOT in tokens_
+    searched = bool({"<quoted>", "<identifier>"} & slots)
+    if located and not searched and "v:count" not in tokens_:
+        tokens_ = ["v:show" if t == "v:find" and w in data.contains else t for t, w in resolved]
+    if not located or "<op>" in slots or any(t.startswith(("v:", "f:")) for t in tokens_):
+        return tokens_
+    return ["v:find" if searched or "<glob>" in slots else "v:show", *tokens_]
+
+
+def _shown(tokens_: list[str], slots: set[str]) -> list[str]:
+    """What showing does depends on what is shown. A folder is listed (the root included: "what's
+    in my workspace?"); files of a kind are found ("list the markdown files", «mostrami i file
+    json» are "find the *.md files"; reading them stays a read); a page is fetched ("show me
+    https://example.org"); anything else is read. The root is the tools' default: it leaves no
+    token of its own."""
+    folder = ("<dir>" in slots or ROOT in tokens_) and "<file>" not in slots
+    kind = "<glob>" in slots and not {"<file>", "<url>"} & slots
+    page = "<url>" in slots and not {"<file>", "<dir>", "<glob>", "<path>"} & slots
+    shown = "v:find" if kind else "v:list" if folder else "v:fetch" if page else "v:read"
+    out = []
+    for t in tokens_:
+        if t == "v:show" or (t == "v:read" and shown in ("v:list", "v:fetch")) or (t == "v:list" and kind):
+            t = shown
+        if t != ROOT:
+            out.append(t)
+    return out
+
+
 def tokens(extraction: P.Extraction) -> tuple[str, ...]:
     data = _data()
     pairs = _phrased(_typed_by_nouns(_raw(extraction)))
     # A verb that depends on the value after it: "put 'x' in a.md" writes, "put a.md in b/" moves.
-    resolved = []
+    pairs_ = []
     for index, (token, word) in enumerate(pairs):
-        following = pairs[index + 1][0] if index + 1 < len(pairs) else ""
+        # what follows the word: «aggiungi» is two tokens (append, write), followed by one value
+        following = next((t for t, w in pairs[index + 1 :] if w != word), "")
         table = data.slot_verbs.get(word) or data.slot_verbs.get(token) or {}
-        if table and following.startswith("v:") and not token.startswith("v:"):
+        if table and following.startswith("v:") and not token.startswith(("v:", "f:")):
             continue  # «fai una nuova cartella»: the generic verb adds nothing to the one after it
-        resolved.append(table.get(following, token))
-    slots = [t for t in resolved if t.startswith("<")]
-    # "show" a folder is listing it (the root included: "what's in my workspace?"); anything else
-    # shown is read. The root is the tools' default: it leaves no token of its own.
-    folder = ("<dir>" in slots or ROOT in resolved) and "<file>" not in slots
-    shown = "v:list" if folder else "v:read"
-    resolved = [shown if t == "v:show" or (t == "v:read" and shown == "v:list") else t for t in resolved if t != ROOT]
+        token = table.get(following, token if token.startswith("v:") else table.get("*", token))
+        if token:
+            pairs_.append((token, word))
+    slots = [t for t, _ in pairs_ if t.startswith("<")]
+    resolved = _shown(_asked(pairs_, set(slots)), set(slots))
     if "f:append" in resolved and "v:write" not in resolved:  # appending is writing («add … to»)
         at = resolved.index("f:append") + 1
         resolved = [*resolved[:at], "v:write", *resolved[at:]]

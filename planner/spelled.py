@@ -250,7 +250,7 @@ def _quote_fact(text: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _kinds() -> tuple[dict[str, str], re.Pattern, re.Pattern, re.Pattern, re.Pattern, re.Pattern]:
+def _kinds() -> tuple[dict[str, str], re.Pattern, re.Pattern, re.Pattern, re.Pattern, re.Pattern, re.Pattern]:
     spec = lexicon.kinds()
     globs = {fold(word): kind["glob"] for kind in spec["file_kinds"] for word in kind["words"]}
     nouns, kind = _alternation(spec["file_nouns"]), _alternation(globs)
@@ -262,19 +262,37 @@ def _kinds() -> tuple[dict[str, str], re.Pattern, re.Pattern, re.Pattern, re.Pat
         re.compile(rf"(?<![\w])((?:{nouns})\s+(?:(?:in|di)\s+)?)({kind})(?![\w.])", re.IGNORECASE),  # «file python»
         re.compile(rf"(?<![\w*]){ext}(?=\s+(?:{nouns})(?![\w]))", re.IGNORECASE),  # ".json files"
         re.compile(rf"(?<![\w])((?:{nouns})\s+(?:(?:in|di)\s+)?){ext}", re.IGNORECASE),  # «i file .json»
-        # "the PDFs", «tutti i pdf»: a format's name as a plural noun
-        re.compile(rf"(?<![\w.*/])(?:({formats})s|(?:(?<=\bi )|(?<=\ble ))({formats}))(?![\w.])", re.IGNORECASE),
+        # "the PDFs", «tutti i pdf», «quanti pdf»: a format's name as a plural noun
+        re.compile(
+            rf"(?<![\w.*/])(?:({formats})s|(?:(?<=\bi )|(?<=\ble )|(?<=\bquanti )|(?<=\bquante ))({formats}))(?![\w.])",
+            re.IGNORECASE,
+        ),
+        # "files ending in .md", "files with the .md extension", «file con estensione .md»
+        re.compile(
+            rf"(?<![\w])({nouns})\s+(?:ending\s+(?:in|with)|that\s+end\s+(?:in|with)|with\s+(?:the\s+|an?\s+)?"
+            rf"(?:extension|suffix)|of\s+(?:the\s+)?type|con\s+(?:l\s*'\s*)?estensione|che\s+finiscono\s+(?:in|con|per)"
+            rf"|(?:di|del)\s+tipo|in\s+formato)\s+"
+            rf"(?:{ext}|({kind})(?![\w.]))|(?<![\w])({nouns})\s+with\s+(?:the\s+|an?\s+)?{ext}\s+"
+            rf"(?:extension|suffix)(?![\w])",
+            re.IGNORECASE,
+        ),
     )
 
 
 def _spell_kinds(gap: str) -> str:
     """ "markdown files" → "*.md files", «i file python» → «i file *.py», ".json files" → "*.json
-    files": a kind of file named in words is the glob it stands for."""
-    globs, before, after, ext_before, ext_after, plural = _kinds()
+    files", "files ending in .md" → "files *.md", «quanti pdf» → «quanti *.pdf files»: a kind of
+    file named in words is the glob it stands for."""
+    globs, before, after, ext_before, ext_after, plural, ending = _kinds()
 
     def glob(word: str) -> str:
         return globs[re.sub(r"\s+", " ", fold(word))]
 
+    def ended(m: re.Match) -> str:
+        noun, ext, kind, noun_, ext_ = m.groups()
+        return f"{noun or noun_} " + (glob(kind) if kind else f"*.{ext or ext_}")
+
+    gap = ending.sub(ended, gap)
     gap = before.sub(lambda m: glob(m.group(1)) + m.group(2), gap)
     gap = after.sub(lambda m: m.group(1) + glob(m.group(2)), gap)
     gap = ext_before.sub(r"*.\1", gap)

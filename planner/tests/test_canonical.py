@@ -82,6 +82,94 @@ def test_other_requests_do_not(learned, other):
 
 
 @pytest.mark.parametrize(
+    ("learned", "paraphrase"),
+    [
+        # a place named with no verb asks what is there
+        ("show the first 3 lines of a.md", "give me the first ten lines of b.md"),
+        ("mostra le ultime 2 righe di errori.log", "dammi le ultime sei righe di b.log"),
+        ("list files in docs/", "what files are there in docs/?"),
+        ("elenca i file in documenti/", "cosa ho in documenti/?"),
+        ("find the *.md files", "which markdown files do I have?"),
+        ("trova i file *.csv in dati/", "quali file json ci sono in config/?"),
+        ("cerca 'password' in src/", "in quali file di src/ c'è 'token'?"),
+        # showing: a folder is listed, files of a kind are found, a page is fetched
+        ("find the *.md files", "list all markdown files"),
+        ("trova i file *.md", "mostrami i file markdown"),
+        ("find *.csv files in data/", "show the json files inside config/"),
+        ("download https://example.com/a.html", "what does https://example.org/b say?"),
+        ("scarica https://example.com/a.html", "mostrami il sito https://example.org/b"),
+        ("elenca i file in documenti/", "quali file contiene documenti/?"),
+        # verbs: synonyms, infinitives, pronouns glued to the verb, politeness
+        ("read notes/a.md", "pull up notes/b.md"),
+        ("read notes/a.md", "take a look at notes/b.md"),
+        ("leggi note/a.md", "puoi aprire note/b.md per favore?"),
+        ("leggi note/a.md", "dai un'occhiata a note/b.md"),
+        ("delete old/a.txt", "destroy old/b.txt"),
+        ("cancella bozze/a.txt", "cestina bozze/b.txt"),
+        ("quanti file markdown ho?", "contami i file pdf"),
+        ("write 'hello' into a.txt", "type 'bye' into b.txt"),
+        ("create the folder projects/home", "add a folder projects/work"),
+        ("crea la cartella progetti/casa", "aggiungi la cartella progetti/ufficio"),
+        ("copy notes/a.md to backup/a.md", "make a copy of docs/guide.md in backup/guide.md"),
+        ("summarize notes/a.md", "what's notes/b.md about?"),
+        ("riassumi note/a.md", "di cosa parla note/b.md?"),
+        ("in notes/journal.md replace 'teh' with 'the'", "correct 'recieve' to 'receive' in docs/guide.md"),
+        ("dove compare 'password'?", "dove viene usato 'token'?"),
+        ("read notes/a.md", "could you please show me notes/b.md if you can"),
+        # the clock and the calendar, asked other ways
+        ("what time is it?", "what hour is it?"),
+        ("what's today's date?", "which day is today?"),
+        ("what day of the week is it?", "what weekday is it?"),
+        ("quante righe ha appunti/a.md?", "di quante righe è fatto src/main.py?"),
+        # kinds of file in other words
+        ("find the *.md files", "find the files ending in .md"),
+        ("find the *.md files", "find files with the .md extension"),
+        ("trova i file *.md", "trova i file con estensione .md"),
+        ("trova i file python", "trova i file di tipo python"),
+        ("quanti file markdown ho?", "quanti pdf ho?"),
+        ("find every python script", "find all the shell scripts"),
+        # arithmetic in words
+        ("what is 6 * 7?", "what's the product of 6 and 7?"),
+        ("please calculate 45 + 55", "what is the sum of 45 and 55?"),
+        ("quanto fa 6 per 7?", "quanto fa 6 volte 7?"),
+        ("quanto fa 6 per 7?", "qual è il prodotto di 6 e 7?"),
+        ("what is 2 to the power of 8?", "what is 3 to the 5th power?"),
+        ("what is 6 * 7?", "what does 6 times 7 make?"),
+    ],
+)
+def test_more_paraphrases_share_one_key(learned, paraphrase):
+    assert key(learned) == key(paraphrase), (canonical.of(learned).tokens, canonical.of(paraphrase).tokens)
+
+
+@pytest.mark.parametrize(
+    ("learned", "other"),
+    [
+        ("write 'hello' into a.txt", "add 'bye' to b.txt"),  # appending is not writing over
+        ("scrivi 'fatto' in stato.txt", "aggiungi 'fatto' a stato.txt"),
+        ("list the *.md files", "read the *.md files"),  # reading files of a kind is not finding them
+        ("show me the markdown files", "count the markdown files"),
+        ("quali file contiene documenti/?", "quali file contengono 'x'?"),
+        ("notes/a.md?", "delete notes/a.md"),
+        ("the last 5 lines of a.log", "delete the last 5 lines of a.log"),
+        ("get a.md", "get rid of a.md"),
+        ("add a folder x/", "add x.md to y/"),
+        ("what is the sum of 3 and 4?", "what is the average of 3 and 4?"),
+        ("what files are there in docs/?", "what folders are there in docs/?"),
+        ("what's in a.md?", "what's a.md about?"),
+        ("tell me about a.md", "read a.md"),
+        ("what weekday is it?", "what time is it?"),
+        ("what weekday is it?", "what's the date?"),
+        ("find the files ending in .md", "find the files not ending in .md"),
+        ("trova le immagini", "trova i file *.jpg"),
+        ("scarica https://example.com/report.pdf", "carica report.pdf su https://example.com/upload"),
+        ("which files contain 'x'?", "which files don't contain 'x'?"),
+    ],
+)
+def test_near_misses_of_the_new_rules_do_not(learned, other):
+    assert key(learned) != key(other), (canonical.of(learned).tokens, canonical.of(other).tokens)
+
+
+@pytest.mark.parametrize(
     ("text", "spelled_out"),
     [
         ("show the first three lines of b.md", "show the first 3 lines of b.md"),
@@ -97,6 +185,11 @@ def test_other_requests_do_not(learned, other):
         ("mostrami l'ultima riga di errori.log", "mostrami l'ultima 1 riga di errori.log"),
         ("ogni giorno alle 09:00 esegui 'x', per quattro volte", "every day at 09:00 esegui 'x', per 4 volte"),
         ("trova i file JSON", "trova i file *.json"),
+        ("find the files ending in .md", "find the files *.md"),
+        ("trova i file con l'estensione md", "trova i file *.md"),
+        ("quanti pdf ho?", "quanti *.pdf files ho?"),
+        ("what's the product of 6 and 7?", "what's the 6 * 7?"),
+        ("quanto fa 6 volte 7?", "quanto fa 6 * 7?"),
         ("ricorda che il mio compleanno è il 3 maggio", "ricorda che «il mio compleanno è il 3 maggio»"),
     ],
 )

@@ -64,11 +64,15 @@ def test_a_completed_plan_is_served_again_with_the_new_values_and_no_model(plann
     paraphrase = turn(workspace, "show me the last 2 lines of notes/b.md")
     assert (paraphrase.layer, paraphrase.model_calls) == ("fastpath", 0)
     assert paraphrase.trace["memory"]["stage"] == 1
-    # no verb of its own: another canonical form, near by meaning (stage 2)
+    # no verb of its own: a place asked about is read, the same canonical form
+    near = turn(workspace, "tell me the last 2 lines of notes/b.md")
+    assert (near.layer, near.model_calls, near.trace["memory"]["stage"]) == ("fastpath", 0, 1)
+    # keyed apart, the same request is recalled by meaning (stage 2)
+    Fastpath.objects.update(key="keyed-apart")
     near = turn(workspace, "tell me the last 2 lines of notes/b.md")
     assert (near.layer, near.model_calls) == ("fastpath", 0)
     assert near.trace["memory"]["stage"] == 2 and near.trace["memory"]["cosine"] >= 0.75
-    assert Observation.objects.filter(layer="fastpath", success=True).count() == 3
+    assert Observation.objects.filter(layer="fastpath", success=True).count() == 4
 
 
 def test_the_same_request_in_italian_is_served_by_its_signature(planner_model, workspace):

@@ -38,6 +38,20 @@ def recall(workspace, text):
         ("show the first 3 lines of notes/a.md", [("read_files", {"paths": ["notes/a.md"], "head_lines": 3})],
          "mostra le prime dodici righe di notes/b.md", {"paths": ["notes/b.md"], "head_lines": 12}),
         ("what time is it?", [("get_time", {})], "che ore sono?", {}),
+        # no verb of its own: the place it names says what it asks
+        ("mostra le ultime 2 righe di notes/a.md", [("read_files", {"paths": ["notes/a.md"], "tail_lines": 2})],
+         "dammi le ultime dodici righe di notes/b.md", {"paths": ["notes/b.md"], "tail_lines": 12}),
+        ("find the *.md files", [("find_files", {"pattern": "*.md"})], "which json files do I have?",
+         {"pattern": "*.json"}),
+        # files of a kind shown are found; a kind in other words is its glob
+        ("trova i file *.md", [("find_files", {"pattern": "*.md"})], "mostrami i file con estensione .csv",
+         {"pattern": "*.csv"}),
+        ("find the *.md files", [("find_files", {"pattern": "*.md"})], "list the files ending in .txt",
+         {"pattern": "*.txt"}),
+        # a verb with a pronoun glued on, and arithmetic in words
+        ("quanti file markdown ho?", [("find_files", {"pattern": "*.md"})], "contami i pdf", {"pattern": "*.pdf"}),
+        ("what is 17 * 23?", [("compute", {"expression": "17 * 23"})], "what's the product of 6 and 7?",
+         {"expression": "6 * 7"}),
     ],
 )  # fmt: skip
 def test_a_paraphrase_is_served_at_stage_one_without_an_embedding(workspace, learned, steps, paraphrase, args):
@@ -85,6 +99,23 @@ def test_a_paraphrase_is_served_at_stage_one_without_an_embedding(workspace, lea
 def test_a_modifier_the_learned_request_lacks_is_never_served(workspace, learned, steps, near_miss):
     remember(workspace, learned, *steps)
     assert recall(workspace, near_miss) is None
+
+
+@pytest.mark.parametrize(
+    ("learned", "steps", "other"),
+    [
+        ("the last 2 lines of notes/a.md", [("read_files", {"paths": ["notes/a.md"], "tail_lines": 2})],
+         "delete the last 2 lines of notes/a.md"),
+        ("quali file ci sono in notes/?", [("list_files", {"path": "notes/"})], "quali file non ci sono in notes/?"),
+        ("show me the markdown files", [("find_files", {"pattern": "*.md"})], "read the markdown files"),
+        ("write 'done' to status.txt", [("write_files", {"path": "status.txt", "content": "done"})],
+         "add 'done' to status.txt"),
+    ],
+)  # fmt: skip
+def test_a_verb_the_canonical_form_supplies_never_serves_another(workspace, learned, steps, other):
+    """A request with no verb asks what its place holds; it is never served for one that acts on it."""
+    remember(workspace, learned, *steps)
+    assert recall(workspace, other) is None
 
 
 def test_the_reverse_a_learned_modifier_is_never_dropped(workspace):
