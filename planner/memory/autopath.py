@@ -269,16 +269,8 @@ def age(catalog: Catalog) -> dict[str, int]:
         .filter(Q(last_used_at__lt=cutoff) | Q(last_used_at__isnull=True, created_at__lt=cutoff))
         .update(status=Autopath.Status.RETIRED, reason="unused")
     )
-    changed = gone = 0
-    for entry in Autopath.objects.exclude(status=Autopath.Status.RETIRED).only("id", "plan", "executors", "trial"):
-        digests = executors_of(entry.plan, catalog)
-        if digests is None:
-            gone += Autopath.objects.filter(pk=entry.pk).update(
-                status=Autopath.Status.RETIRED, reason="an executor it uses is gone"
-            )
-        elif digests != entry.executors:
-            changed += shadow.put_on_trial(Autopath, entry.pk)  # it proves itself again before it serves
-    return {"anti_expired": expired, "idle": idle, "executor_changed": changed, "executor_gone": gone}
+    executors = shadow.age(Autopath.objects.exclude(status=Autopath.Status.RETIRED), Autopath.Status.RETIRED, catalog)
+    return {"anti_expired": expired, "idle": idle, **executors}
 
 
 def compact_observations() -> int:

@@ -154,13 +154,4 @@ def age(catalog: Catalog) -> dict[str, int]:
     )
     reason = f"unused for {settings.METNOS_FASTPATH_MAX_IDLE_DAYS} days"
     idle = stale.update(status=Fastpath.Status.RETIRED, reason=reason)
-    changed = gone = 0
-    for entry in active.only("id", "plan", "executors", "trial"):
-        digests = executors_of(entry.plan, catalog)
-        if digests is None:
-            gone += Fastpath.objects.filter(pk=entry.pk).update(
-                status=Fastpath.Status.RETIRED, reason="an executor it uses is gone"
-            )
-        elif digests != entry.executors:
-            changed += shadow.put_on_trial(Fastpath, entry.pk)  # it proves itself again before it serves
-    return {"idle": idle, "executor_changed": changed, "executor_gone": gone}
+    return {"idle": idle, **shadow.age(active, Fastpath.Status.RETIRED, catalog)}

@@ -60,6 +60,19 @@ def current(entry, catalog: Catalog) -> bool:
     return True
 
 
+def age(entries, retired: str, catalog: Catalog) -> dict[str, int]:
+    """The ager's pass over `entries` (a Fastpath or Autopath queryset): one whose executor is
+    gone is retired; one whose executors changed goes on trial, to prove itself again."""
+    changed = gone = 0
+    for entry in entries.only("id", "plan", "executors", "trial"):
+        digests = executors_of(entry.plan, catalog)
+        if digests is None:
+            gone += type(entry).objects.filter(pk=entry.pk).update(status=retired, reason="an executor it uses is gone")
+        elif digests != entry.executors:
+            changed += put_on_trial(type(entry), entry.pk)
+    return {"executor_changed": changed, "executor_gone": gone}
+
+
 def put_on_trial(model, entry_id) -> int:
     trial = SHADOW if active() else REVALIDATE
     return model.objects.filter(pk=entry_id, trial="").update(trial=trial, trial_agreements=0)
