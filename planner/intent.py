@@ -41,6 +41,9 @@ TOOL_VERBS: dict[str, tuple[str, ...]] = {
     "compress": ("compress",),
     "undo": ("undo",),
 }
+# The operations plan memory's canonical form names that no intent verb does (planner/canonical.yaml:
+# the "v:remember" phrases, and a schedule, which is a value of its own), and the tools that do them.
+OPERATION_TOOLS: dict[str, tuple[str, ...]] = {"remember": ("memory_add",), "schedule": ("schedule_recurring",)}
 
 
 def _lexicon(table: dict[str, tuple[str, ...]]) -> tuple[dict[str, str], list[tuple[str, str]]]:

@@ -25,13 +25,16 @@ counts), two more rules reject a plan before anything runs:
   (the folder or glob it searched, the file it read); one from a filler or the runtime never is.
   (Paths the conversation names will count too, once the follow-up layer passes them here.)
 - off_intent: a step whose tool does not serve the request. An acting tool (category A) needs a
-  verb of the request that serves it (planner.intent.TOOL_VERBS), a word of its own (its name or
-  affinity, outside the request's typed values: "do the same for todo.txt" does not name
-  todo_update), or a destination the request names. A reading or transforming tool is rejected
-  only when the intent is confident and names an object the tool does not work on («che ore
-  sono?» → read_files), the request never mentions the tool, gives no value of a kind it takes,
-  and the step takes nothing from an earlier one. With no object in the intent, the tool must
-  serve one of its verbs instead."""
+  verb of the request that serves it (planner.intent.TOOL_VERBS), an operation its canonical form
+  names (planner.canonical, the form plan memory keys by: «segnati che …» remembers, «tutti i
+  giorni alle 9» schedules), a word of its own (its name or affinity, outside the request's typed
+  values: "do the same for todo.txt" does not name todo_update), or a destination the request
+  names. A reading or transforming tool is rejected only when the intent is confident and names an
+  object the tool does not work on («che ore sono?» → read_files), the request never mentions the
+  tool nor asks for it in its canonical form ("list the python scripts" finds *.py, though the
+  intent reads "script" as a command), gives no value of a kind it takes, and the step takes
+  nothing from an earlier one. With no object in the intent, the tool must serve one of its verbs
+  instead."""
 
 from __future__ import annotations
 
@@ -39,10 +42,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from planner import object_kinds
+from planner import canonical, object_kinds
 from planner import params as P
 from planner.catalog import Catalog, Executor
-from planner.intent import Intent, extract
+from planner.intent import OPERATION_TOOLS, TOOL_VERBS, Intent, extract
 from planner.plan import PLACEHOLDER, RUNTIME_KEYS, Plan, Step, references, strings
 from planner.text import STOPWORDS, fold, stems, words
 
@@ -200,6 +203,7 @@ class Request:
     intent: Intent
     text: str  # folded, typed values blanked
     stems: frozenset[str]
+    operations: frozenset[str] = frozenset()  # the tools (verb prefixes, names) its canonical form asks for
 
     @classmethod
     def of(cls, text: str, workspace: Path | None = None) -> Request:
@@ -216,6 +220,7 @@ class Request:
             intent=extract(text),
             text=f" {' '.join(words(rest))} ",
             stems=frozenset(s for w in words(rest) if w not in STOPWORDS for s in stems(w)),
+            operations=_operations(text, workspace),
         )
 
     def says(self, term: str) -> bool:
@@ -224,6 +229,18 @@ class Request:
         if " " in term or "-" in term:
             return f" {' '.join(words(term))} " in self.text
         return term not in STOPWORDS and bool(set(stems(term)) & self.stems)
+
+
+def _operations(text: str, workspace: Path | None) -> frozenset[str]:
+    """The tools that do what the request's canonical form (planner.canonical) says it asks: its
+    verbs through planner.intent.TOOL_VERBS, a fact to remember and a schedule through
+    OPERATION_TOOLS. Plan memory keys a request by that form, so a plan it serves for «segnati
+    che …», "make a note that …" or «tutti i giorni alle 9 …» must not then be refused here for a
+    verb the intent extractor does not know. A typed value is masked first: a file named
+    'delete.txt' asks for no deletion."""
+    tokens = canonical.of(text, workspace).tokens
+    asked = {t[2:] for t in tokens if t.startswith("v:")} | ({"schedule"} if "<schedule>" in tokens else set())
+    return frozenset(tool for op in asked for tool in (*TOOL_VERBS.get(op, ()), *OPERATION_TOOLS.get(op, ())))
 
 
 def _names_a_file(text: str, workspace: Path | None) -> bool:
@@ -282,6 +299,10 @@ def _mentioned(executor: Executor, request: Request) -> bool:
     return any(request.says(term) for term in (*executor.name.split("_"), *executor.affinity))
 
 
+def _asked_for(executor: Executor, request: Request) -> bool:
+    return executor.name in request.operations or executor.name.split("_")[0] in request.operations
+
+
 def _unasked(plan: Plan, catalog: Catalog, request: Request) -> list[Problem]:
     problems = []
     for index, step in enumerate(plan.steps, 1):
@@ -308,7 +329,7 @@ def _serves(
 ) -> bool:
     parts = executor.name.split("_")
     if executor.category == "A":
-        if parts[0] in request.intent.tool_verbs or _mentioned(executor, request):
+        if parts[0] in request.intent.tool_verbs or _asked_for(executor, request) or _mentioned(executor, request):
             return True
         return any(_named(v, index, plan, catalog, request) for v in targets)  # "put 'x' in todo.txt"
     intent = request.intent
@@ -319,4 +340,4 @@ def _serves(
     else:
         fits = intent.object in {o for part in parts for o in _NAME_OBJECTS.get(part, ())}
     takes = {t for part in parts for t in _NAME_VALUES.get(part, ())}
-    return fits or bool(takes & request.types) or _mentioned(executor, request)
+    return fits or bool(takes & request.types) or _asked_for(executor, request) or _mentioned(executor, request)
