@@ -178,6 +178,10 @@ CELERY_TASK_DEFAULT_QUEUE = env_str("METNOS_CELERY_QUEUE", "metnos")
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# A pool child loads the embedding model as it starts (worker_process_init): on a busy machine
+# that takes longer than billiard's 4 s, and a child that replaces one killed at its hard time
+# limit would be killed and forked again, forever, while the turn it should end waits.
+CELERY_WORKER_PROC_ALIVE_TIMEOUT = env_float("METNOS_CELERY_PROC_ALIVE_TIMEOUT_S", 60.0)
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"

@@ -123,3 +123,12 @@ def test_a_soft_limit_that_a_step_swallows_still_ends_the_turn_as_stopped(planne
     assert "executor run_shell crashed" in worker.log_tail(20_000), "the step swallowed the limit's exception"
     assert (turn.final_kind, turn.error) == ("error", "time limit: the turn ran longer than 4 s and was stopped")
     assert (turn.completed_at - turn.started_at).total_seconds() < 10
+
+
+def test_a_pool_child_has_time_to_load_the_embedding_model_before_it_must_say_it_is_up():
+    """A child forked to replace one killed at its hard limit loads MiniLM before it reports up
+    (worker_process_init); billiard's 4 s default killed such children on a busy machine, over and
+    over, while the turn waited to be ended."""
+    from metnos_site.celery import app
+
+    assert app.conf.worker_proc_alive_timeout >= 30
