@@ -29,12 +29,13 @@ counts), two more rules reject a plan before anything runs:
   names (planner.canonical, the form plan memory keys by: «segnati che …» remembers, «tutti i
   giorni alle 9» schedules), a word of its own (its name or affinity, outside the request's typed
   values: "do the same for todo.txt" does not name todo_update), or a destination the request
-  names. A reading or transforming tool is rejected only when the intent is confident and names an
-  object the tool does not work on («che ore sono?» → read_files), the request never mentions the
-  tool nor asks for it in its canonical form ("list the python scripts" finds *.py, though the
-  intent reads "script" as a command), gives no value of a kind it takes, and the step takes
-  nothing from an earlier one. With no object in the intent, the tool must serve one of its verbs
-  instead."""
+  names (a delete or a move needs a verb or an affinity word: "read notes/a.md" names the file and
+  "read the files" says "files", and neither asks for a deletion). A reading or transforming tool
+  is rejected only when the intent is confident and names an object the tool does not work on
+  («che ore sono?» → read_files), the request never mentions the tool nor asks for it in its
+  canonical form ("list the python scripts" finds *.py, though the intent reads "script" as a
+  command), gives no value of a kind it takes, and the step takes nothing from an earlier one.
+  With no object in the intent, the tool must serve one of its verbs instead."""
 
 from __future__ import annotations
 
@@ -324,12 +325,21 @@ def _unasked(plan: Plan, catalog: Catalog, request: Request) -> list[Problem]:
     return problems
 
 
+# Acting tools that neither a named file nor a word of their name ("files") is enough for: the
+# request must ask for what they do, in a verb or one of their affinity words.
+_ASKED_ONLY = frozenset({"delete", "move"})
+
+
 def _serves(
     step: Step, executor: Executor, index: int, targets: list[str], plan: Plan, catalog: Catalog, request: Request
 ) -> bool:
     parts = executor.name.split("_")
     if executor.category == "A":
-        if parts[0] in request.intent.tool_verbs or _asked_for(executor, request) or _mentioned(executor, request):
+        if parts[0] in request.intent.tool_verbs or _asked_for(executor, request):
+            return True
+        if parts[0] in _ASKED_ONLY:  # "read notes/a.md" names the file, "read the files" says "files"
+            return any(request.says(term) for term in executor.affinity)
+        if _mentioned(executor, request):
             return True
         return any(_named(v, index, plan, catalog, request) for v in targets)  # "put 'x' in todo.txt"
     intent = request.intent

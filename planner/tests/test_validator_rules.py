@@ -90,6 +90,12 @@ def test_without_the_request_the_request_rules_are_not_checked(cat):
                                                                             "schedule": "every day at 8"})]),
         ("traduci 'buongiorno' in inglese", [("memory_add", {"text": "buongiorno"})]),
         ("Say hello in five words", [("run_shell", {"command": "echo hello"})]),
+        # a file the request names is no reason to delete or move it
+        ("read todo.txt", [("delete_files", {"paths": ["todo.txt"]})]),
+        ("leggi todo.txt", [("delete_files", {"paths": ["todo.txt"]})]),
+        ("show todo.txt and copy.txt", [("move_files", {"paths": ["todo.txt"], "to": "copy.txt"})]),
+        ("read the files todo.txt and copy.txt", [("delete_files", {"paths": ["todo.txt"]})]),
+        ("open the folder notes/", [("delete_files", {"paths": ["notes/"]})]),
     ],
 )  # fmt: skip
 def test_a_tool_that_does_not_serve_the_request_is_off_intent(cat, text, steps):
