@@ -157,8 +157,8 @@ def cluster_of(probe: Probe, owner_id: int | None) -> uuid.UUID:
     return uuid.uuid4()
 
 
-def used(entry: Autopath, *, success: bool, latency_ms: int) -> None:
-    count_use(Autopath, entry.pk, success=success, latency_ms=latency_ms)
+def used(entry: Autopath, *, success: bool, latency_ms: int, **more) -> None:
+    count_use(Autopath, entry.pk, success=success, latency_ms=latency_ms, **more)
     promote(entry.cluster)
 
 

@@ -34,13 +34,18 @@ def admits(entry, *, stage: int, cosine: float) -> bool:
     return stage == 1 or entry.min_cosine is None or cosine >= entry.min_cosine
 
 
-def after_use(model, entry_id, *, stage: int, cosine: float, success: bool) -> None:
-    """The bound after a use at `cosine` that succeeded or failed (a failure includes a 👎)."""
+def moved(*, stage: int, cosine: float, success: bool) -> dict:
+    """The update of the bound after a use at `cosine` that succeeded or failed (a failure
+    includes a 👎), as fields for the row's UPDATE; none for a stage-1 use."""
     if stage == 1:
-        return
+        return {}
     current = Coalesce(F("min_cosine"), Value(floor()))
     if success:
-        moved = Greatest(Value(floor()), current - Value(LOOSEN))
-    else:
-        moved = Least(Value(CEILING), Greatest(current, Value(min(cosine, 1.0) + TIGHTEN)))
-    model.objects.filter(pk=entry_id).update(min_cosine=moved)
+        return {"min_cosine": Greatest(Value(floor()), current - Value(LOOSEN))}
+    return {"min_cosine": Least(Value(CEILING), Greatest(current, Value(min(cosine, 1.0) + TIGHTEN)))}
+
+
+def after_use(model, entry_id, *, stage: int, cosine: float, success: bool) -> None:
+    fields = moved(stage=stage, cosine=cosine, success=success)
+    if fields:
+        model.objects.filter(pk=entry_id).update(**fields)

@@ -137,8 +137,8 @@ def learn(
     return entry
 
 
-def used(entry: Fastpath, *, success: bool, latency_ms: int) -> None:
-    count_use(Fastpath, entry.pk, success=success, latency_ms=latency_ms)
+def used(entry: Fastpath, *, success: bool, latency_ms: int, **more) -> None:
+    count_use(Fastpath, entry.pk, success=success, latency_ms=latency_ms, **more)
 
 
 def disable(entry_id, reason: str) -> int:

@@ -218,9 +218,11 @@ def owner_scope(owner_id: int | None) -> Q:
     return Q(owner_id=owner_id) | Q(owner__isnull=True) if owner_id else Q(owner__isnull=True)
 
 
-def count_use(model, entry_id, *, success: bool, latency_ms: int) -> None:
-    """A remembered plan (Fastpath or Autopath) served once."""
+def count_use(model, entry_id, *, success: bool, latency_ms: int, **more) -> None:
+    """A remembered plan (Fastpath or Autopath) served once; `more`: other fields of the same
+    UPDATE (its bound, what it saved)."""
     model.objects.filter(pk=entry_id).update(
+        **more,
         uses=F("uses") + 1,
         successes=F("successes") + int(success),
         failures=F("failures") + int(not success),

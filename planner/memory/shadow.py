@@ -55,8 +55,8 @@ def current(entry, catalog: Catalog) -> bool:
     if now_digests is None:
         return False
     if now_digests != entry.executors and not entry.trial:
-        put_on_trial(type(entry), entry.pk)
-        entry.trial, entry.trial_agreements = (SHADOW if active() else REVALIDATE), 0
+        entry.trial, entry.trial_agreements = changed_trial(), 0
+        put_on_trial(type(entry), entry.pk, entry.trial)
     return True
 
 
@@ -64,17 +64,23 @@ def age(entries, retired: str, catalog: Catalog) -> dict[str, int]:
     """The ager's pass over `entries` (a Fastpath or Autopath queryset): one whose executor is
     gone is retired; one whose executors changed goes on trial, to prove itself again."""
     changed = gone = 0
+    trial = changed_trial()
     for entry in entries.only("id", "plan", "executors", "trial"):
         digests = executors_of(entry.plan, catalog)
         if digests is None:
             gone += type(entry).objects.filter(pk=entry.pk).update(status=retired, reason="an executor it uses is gone")
         elif digests != entry.executors:
-            changed += put_on_trial(type(entry), entry.pk)
+            changed += put_on_trial(type(entry), entry.pk, trial)
     return {"executor_changed": changed, "executor_gone": gone}
 
 
-def put_on_trial(model, entry_id) -> int:
-    trial = SHADOW if active() else REVALIDATE
+def changed_trial() -> str:
+    """The trial of an entry whose executors changed: shadow, or revalidate with a local proposer."""
+    return SHADOW if active() else REVALIDATE
+
+
+def put_on_trial(model, entry_id, trial: str) -> int:
+    """The entry on `trial`, unless it already is on one. Returns 1 when it was put on it."""
     return model.objects.filter(pk=entry_id, trial="").update(trial=trial, trial_agreements=0)
 
 
@@ -100,10 +106,10 @@ def judge(recall: Recall, planned: dict | None, *, answered: bool, catalog: Cata
             return "agreed"
         prove(model, entry.pk, entry.plan, catalog)
         return "promoted"
-    if entry.source == Fastpath.Source.SEED:
-        model.objects.filter(pk=entry.pk).update(trial_agreements=0, reason="shadow: the engine planned otherwise")
-        return "kept"
     reason = "shadow: the engine planned otherwise"
+    if entry.source == Fastpath.Source.SEED:
+        model.objects.filter(pk=entry.pk).update(trial_agreements=0, reason=reason)
+        return "kept"
     retired = Fastpath.Status.RETIRED if model is Fastpath else Autopath.Status.RETIRED
     model.objects.filter(pk=entry.pk).update(status=retired, reason=reason)
     # The same plan learned into L1 from the same turns is no better: it never serves either.

@@ -21,15 +21,14 @@ def served(probe: Probe, recall: Recall, outcome: TurnOutcome, catalog: Catalog)
     (None for a failure). An entry on re-validation that answered is off trial."""
     ok = outcome.final_kind == "answer"
     layer = fastpath if recall.layer == "fastpath" else autopath
-    model = type(recall.entry)
-    layer.used(recall.entry, success=ok, latency_ms=int(recall.lookup_ms))
-    bounds.after_use(model, recall.entry.pk, stage=recall.stage, cosine=recall.cosine, success=ok)
+    saved = accounts.saved_by(recall.entry, outcome) if ok else None
+    more = bounds.moved(stage=recall.stage, cosine=recall.cosine, success=ok) | (accounts.added(saved) if saved else {})
+    layer.used(recall.entry, success=ok, latency_ms=int(recall.lookup_ms), **more)  # one UPDATE of the row
     if not ok:
         autopath.record_failure(probe, outcome.plan or recall.plan.to_dict(), reason=outcome.error or "failed")
-        return None
-    if recall.entry.trial == shadow.REVALIDATE:
-        shadow.prove(model, recall.entry.pk, recall.entry.plan, catalog)
-    return accounts.count_hit(recall.entry, outcome)
+    elif recall.entry.trial == shadow.REVALIDATE:
+        shadow.prove(type(recall.entry), recall.entry.pk, recall.entry.plan, catalog)
+    return saved
 
 
 def on_trial(recall: Recall | None) -> bool:
