@@ -13,16 +13,17 @@ ROOT = Path(__file__).resolve().parent.parent
 PEER = ROOT.parent / "shared" / "peer-bench" / "metnos-prefilter"
 
 
-def run_bench(*args: str) -> dict:
+def bench(script: str, *args: str, timeout: int = 120) -> dict:
+    """Run bench/`script` with `args`; its last line, a JSON object."""
     done = subprocess.run(
-        [sys.executable, "bench/prefilter_peer.py", "--quick", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
+        [sys.executable, f"bench/{script}", *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout
     )
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def run_bench(*args: str) -> dict:
+    return bench("prefilter_peer.py", "--quick", *args)
 
 
 @pytest.mark.skipif(not PEER.is_dir(), reason="the peer bench data (../shared/peer-bench) is not beside this checkout")
@@ -42,15 +43,7 @@ def test_the_prefilter_bench_on_our_catalog_runs():
 
 def test_the_route_choice_bench_reports_each_half():
     for split in ("tune", "held"):
-        done = subprocess.run(
-            [sys.executable, "bench/route_choice.py", "--quick", "--split", split],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert done.returncode == 0, done.stderr[-2000:]
-        result = json.loads(done.stdout.strip().splitlines()[-1])
+        result = bench("route_choice.py", "--quick", "--split", split)
         assert result["split"] == split and result["cases"] == 500
         assert {"accuracy", "direct_recall", "tools_precision", "first_tool_accuracy", "before"} <= set(result)
 
@@ -58,15 +51,7 @@ def test_the_route_choice_bench_reports_each_half():
 def test_shadow_mode_stops_wrong_remembered_plans_before_they_serve():
     """The shadow replay (plan_memory_accuracy.py --shadow): a wrong plan the stream teaches is
     stopped on trial before it serves, and memory serves fewer wrong plans than without shadow."""
-    done = subprocess.run(
-        [sys.executable, "bench/plan_memory_accuracy.py", "--shadow", "bench/cases/shadow_replay.jsonl", "--quick"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result = bench("plan_memory_accuracy.py", "--shadow", "bench/cases/shadow_replay.jsonl", "--quick")
     assert result["bench"] == "plan_memory_shadow" and result["invalid_plans"] == 0
     assert result["wrong_stopped_before_serving"] >= 1
     assert result["wrong_serves_with_shadow"] < result["wrong_serves_without_shadow"]
@@ -76,15 +61,7 @@ def test_shadow_mode_stops_wrong_remembered_plans_before_they_serve():
 def test_the_agent_tasks_bench_runs_the_quick_held_tasks_over_the_websocket():
     """It starts its own model server, daphne and worker on the benches' database; only that it
     runs and reports (many follow-ups miss until the follow-up layer resolves them)."""
-    done = subprocess.run(
-        [sys.executable, "bench/agent_tasks.py", "--quick", "--split", "held"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result = bench("agent_tasks.py", "--quick", "--split", "held", timeout=240)
     assert result["split"] == "held" and result["tasks"] == 2 and result["turns"] >= 4
     figures = {"success_rate", "followup_turns", "followup_resolved_rate", "model_calls_per_turn", "turn_p50_ms"}
     assert figures <= set(result)
