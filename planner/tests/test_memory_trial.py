@@ -14,7 +14,7 @@ from planner import memory
 from planner import params as P
 from planner.catalog import catalog
 from planner.memory import accounts, autopath, bounds, fastpath, shadow
-from planner.models import Autopath, Fastpath
+from planner.models import Autopath, Fastpath, Observation
 from planner.tests.test_memory import learn_read_last, turn
 from planner.turn import TurnOutcome
 
@@ -68,6 +68,9 @@ def test_a_thumbs_down_at_a_distance_tightens_a_seed_for_everyone(planner_model,
     Fastpath.objects.update(source="seed", owner=None)
     served = turn(workspace, NEAR, user_id=2)
     assert (served.layer, served.trace["memory"]["stage"]) == ("fastpath", 2)
+    used = Fastpath.objects.get()
+    assert (used.uses, used.min_cosine) == (1, pytest.approx(bounds.floor())), "a use that answered loosens it"
+    assert used.calls_avoided == 1 and used.trial == "", "and counts what it saved, in the same update"
     memory.feedback(turn_id=uuid.uuid4(), trace=served.trace, value="down", owner_id=2)
     seed = Fastpath.objects.get()
     assert (seed.status, seed.feedback_down) == ("active", 1)
@@ -178,6 +181,10 @@ def test_an_entry_keeps_its_cold_cost_and_what_each_use_saved_against_it(planner
     assert entry.usd_saved == Decimal("0.002") - served.cost_usd
     memory.feedback(turn_id=uuid.uuid4(), trace=served.trace, value="up", owner_id=1)
     assert Fastpath.objects.get().feedback_up == 1
+    observed = Observation.objects.get(memory_id=entry.pk).turn_id
+    for _ in range(2):
+        memory.feedback(turn_id=observed, trace=served.trace, value="up", owner_id=1)
+    assert Fastpath.objects.get().feedback_up == 2, "the same verdict on the same turn twice counts once"
 
 
 def test_a_free_cold_path_is_priced_at_the_baseline_model_and_a_seed_by_everyones_mean(planner_model, workspace):
