@@ -55,6 +55,7 @@ _KNOWN_WORDS = (
     + " everything recursively recursive content tutto contenuto ricorsivamente suo sua"
     + " under inside within sotto dentro called named chiamata chiamato nome"
     + " fammi vedere mostrami cosa c'e inside contents"
+    + " two three four five due tre quattro cinque folders directories cartelle"
 )  # fmt: skip
 _KNOWN_STEMS = frozenset(min(stems(w)) for w in words(_KNOWN_WORDS)) | {"c'e"}
 
@@ -169,7 +170,8 @@ def request_of(text: str, workspace: Path | None) -> Request:
         if not any(start <= m.start() < end for start, end in spans)
     ]  # fmt: skip
     fresh = tuple(dict.fromkeys(
-        m.group(1) for m in _FRESH_FOLDER.finditer(unquoted) if workspace is None or not _entry(workspace, m.group(1))
+        name for name in (*_fresh_list(unquoted), *(m.group(1) for m in _FRESH_FOLDER.finditer(unquoted)))
+        if workspace is None or not _entry(workspace, name)
     ))  # fmt: skip
     named = []
     if workspace is not None:
@@ -186,6 +188,20 @@ _FRESH_FOLDER = re.compile(
     r"\b(?:folder|directory|dir|cartella)\s+(?:(?:called|named|chiamata|di nome|dal nome)\s+)?"
     r"(?!(?:with|for|in|of|and|con|per|di|e|a|the|la|il|that|che)\b)([a-z0-9][\w-]*)(?=\s|$|[.,!?])"
 )
+
+
+# "create two folders: src and tests", «crea le cartelle foto e video»: the names listed after the noun.
+_FRESH_FOLDERS = re.compile(
+    r"\b(?:folders|directories|dirs|cartelle)(?:\s+(?:called|named|chiamate|di nome))?\s*:?\s+"
+    r"([a-z0-9][\w/-]*(?:\s*(?:,|,?\s*(?:and|e|ed)\s)\s*[a-z0-9][\w/-]*)+)(?=\s*$|[.!?])"
+)
+
+
+def _fresh_list(unquoted: str) -> list[str]:
+    match = _FRESH_FOLDERS.search(unquoted)
+    return (
+        [n for n in re.split(r"\s*,\s*(?:and\s+|e\s+|ed\s+)?|\s+(?:and|e|ed)\s+", match.group(1)) if n] if match else []
+    )
 
 
 def _entry(workspace: Path, word: str) -> str | None:
@@ -294,7 +310,8 @@ def _recursive(req: Request) -> Option | None:
 
 
 def _new_folders(req: Request) -> Option | None:
-    """The folders to make: paths ending in "/", or the name after "folder"/«cartella»."""
+    """The folders to make: paths ending in "/", the name after "folder"/«cartella», or the names
+    listed after "folders"/«cartelle» ("create two folders: src and tests")."""
     options = [Option([p.text], frozenset({p.name})) for p in req.of("path") if p.text.endswith("/")]
     options += [Option([name], frozenset({f"fresh:{name}"})) for name in req.fresh]
     for value in req.values:
@@ -303,6 +320,11 @@ def _new_folders(req: Request) -> Option | None:
             r"\b(?:folder|directory|dir|cartella)(?:\s+(?:called|named|chiamata|di nome))?$", before
         ):
             options.append(Option([value.text], frozenset({value.name})))
+    listed = [n for n in _fresh_list(req.folded) if n in req.fresh]
+    if len(listed) > 1:  # one option, for the whole list
+        options = [o for o in options if not set(o.value) <= set(listed)]
+        uses = {f"fresh:{n}" for n in listed} | {v.name for v in req.values if v.text in listed}
+        options.append(Option(listed, frozenset(uses)))
     return _one(_merged(options))
 
 

@@ -115,12 +115,22 @@ def plan_for(text: str, *, candidates: list[Executor], workspace: Path | None) -
 
 def _unnamed(req: Request) -> str:
     """The request without its paths, globs and addresses: a name says nothing of what to do
-    ("crea lista.txt" asks to create, not to list)."""
+    ("crea lista.txt" asks to create, not to list). Nor does the word that introduces a quoted
+    text a new file holds."""
     text = list(req.text)
     for value in req.values:
         if value.type in ("path", "glob", "url"):
             text[value.start : value.end] = " " * (value.end - value.start)
+        elif value.type == "quoted" and (said := _CONTENT_SAID.search(req.text, 0, value.start)):
+            text[said.start() : said.end()] = " " * (said.end() - said.start())  # "containing 'alpha'": what it holds
     return "".join(text)
+
+
+# The words that give a new file's text: "create a.txt containing 'alpha'" creates, it does not search.
+_CONTENT_SAID = re.compile(
+    r"\b(?:containing|that contains|which contains|contenente|che contiene|con dentro|with the (?:text|content))\s*$",
+    re.IGNORECASE,
+)
 
 
 def _plan(binding: _Binding) -> Plan:

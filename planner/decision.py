@@ -60,6 +60,8 @@ _DEFINITION = whole(
 )
 # Text given inline to work on: "summarise: …", "traduci: …". What follows the colon is the data.
 _INLINE = re.compile(r"^([^:\n\[]{0,60}):\s+\S")  # not "[attached: uploads/a.pdf]"
+# A quote opened before the colon and not closed: "write 'Day one: sunny' to a.md" quotes a text.
+_OPEN_QUOTE = re.compile(r"(?:^|[\s(])(?:'[^']*|\"[^\"]*|«[^»]*|“[^”]*)$")
 _URL_AFTER = re.compile(r":\s+(?:https?://|www\.)\S+\s*$")
 _POSSESSIVE_FILES = whole(r"my|mine|our|i miei|le mie|il mio|la mia|nostri|nostre|in the workspace|nel workspace")
 _GREP = whole(
@@ -108,6 +110,8 @@ def decide(
     inline = _INLINE.match(folded)
     if inline is not None and _URL_AFTER.search(folded, inline.end(1)):
         inline = None  # "summarise this article: https://…": the address is the object, not data
+    if inline is not None and _OPEN_QUOTE.search(inline.group(1)):
+        inline = None  # the colon is inside a quoted text: "scrivi 'Primo giorno: sole' in a.md"
     if inline is not None:
         # Text given inline ("summarise: …", "traduci: …"): what follows the colon is the data, so
         # only the words before it can name an object to act on.
@@ -253,7 +257,7 @@ _STOP_NAMES = (
 )
 _FOLDER = re.compile(
     rf"\b(?:the|my|in|into|nella|della|dalla|la|nel|alla)\s+{_STOP_NAMES}([\w.-]+)\s+(?:folder|directory|dir)\b|"
-    rf"\b(?:folder|directory|cartella|dir)\s+{_STOP_NAMES}([\w.-]+/?)"
+    rf"\b(?:folder|directory|cartella|dir)\s+(?:(?:called|named|chiamata|di nome)\s+)?{_STOP_NAMES}([\w.-]+/?)"
 )
 # Searching inside files needs something to search for: a quoted term, a code-like word, "the word X".
 _SEARCHED = re.compile(

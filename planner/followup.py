@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from planner import answers, object_kinds
+from planner import answers, object_kinds, spelled
 from planner import params as P
 from planner.plan import Plan, PlanError, parse
 from planner.text import fold, whole
@@ -74,7 +74,7 @@ def resolve(text: str, previous: dict, workspace=None) -> Resolved | None:
     folded = fold(text).strip()
     if len(folded.split()) > 14:
         return None  # a request of its own, however it starts
-    for attempt in (_more, _previous_answer, _ordinal, _pronoun, _same_plan):
+    for attempt in (_more, _previous_answer, _ordinal, _pronoun, _append_here, _lines, _same_plan):
         found = attempt(text, folded, previous, workspace)
         if found is not None:
             return found
@@ -206,6 +206,8 @@ def _pronoun(text: str, folded: str, previous: dict, workspace) -> Resolved | No
         return None  # several candidates, or none: not for sure
     if moved is not None:
         to = next((v.text for v in P.extract(text, workspace).values if fold(v.text) == moved.group("to")), None)
+        if to and "/" not in to and "/" in named[0] and re.search(r"\brinomin|\brename", folded):
+            to = f"{named[0].rsplit('/', 1)[0]}/{to}"  # a new name, in the same folder
         plan = _plan([("move_files", {"paths": [named[0]], "to": to})]) if to and len(named) == 1 else None
         return (
             Resolved("pronoun", plan, f"rename {named[0]} to {to}", f"the last file named: {named[0]}")
@@ -261,6 +263,52 @@ def _same_plan(text: str, folded: str, previous: dict, workspace) -> Resolved | 
     parsed = _plan_from(rebound)
     changed = ", ".join(f"{b} → {a}" for b, a in swaps.items())
     return Resolved("same_plan", parsed, rewritten, f"the previous plan, {changed}") if parsed else None
+
+
+# A quoted text added to the file just named: «aggiungici in fondo una riga "caffè"», "add 'x' to it".
+_APPEND_HERE = re.compile(
+    _LEAD + r"(?:(?:aggiungici|scrivici|mettici|accodaci)\b.*|(?:add|append|write)\b.*\b(?:to it|to that file|"
+    r"at the end of it|to the end of it|in it|to the file|at the end|at the bottom))$"
+)
+
+
+def _append_here(text: str, folded: str, previous: dict, workspace) -> Resolved | None:
+    quoted = [v.text for v in P.extract(text, workspace).values if v.type == "quoted"]
+    paths = [v for v in P.extract(text, workspace).values if v.type in ("path", "glob")]
+    files = previous.get("files") or []
+    if not _APPEND_HERE.match(folded) or len(quoted) != 1 or paths or len(files) != 1:
+        return None
+    if previous.get("plan_is_last") is False:
+        return None
+    plan = _plan([("write_files", {"path": files[0], "content": quoted[0], "append": True})])
+    request = f"append '{quoted[0]}' to {files[0]}"
+    return Resolved("pronoun", plan, request, f"the last file named: {files[0]}") if plan else None
+
+
+# After a read: "and the last two?", «e le prime 3 righe?», "now the first 5 lines".
+_LINES = re.compile(
+    _LEAD + r"(?:(?:show(?: me)?|read|give me|mostrami|mostra|leggi|leggimi|dammi)\s+)?(?:the\s+|le\s+|i\s+)?"
+    r"(?P<end>first|last|top|bottom|prime|primi|ultime|ultimi)\s+(?P<n>\d{1,4}|[a-z]+)"
+    r"(?:\s+(?:lines|righe|rows))?(?:\s+(?:of it|please|per favore|instead|invece))?\s*[.!?]*$"
+)
+
+
+def _lines(text: str, folded: str, previous: dict, workspace) -> Resolved | None:
+    """The file the previous plan read, read again from its start or its end."""
+    match = _LINES.match(folded)
+    steps = (previous.get("plan") or {}).get("steps") or []
+    if match is None or len(steps) != 1 or steps[0].get("tool") != "read_files":
+        return None
+    number = match.group("n")
+    count = int(number) if number.isdigit() else spelled.number(number)
+    paths = (steps[0].get("args") or {}).get("paths") or []
+    if not count or len(paths) != 1 or not isinstance(paths[0], str):
+        return None
+    last = match.group("end") in ("last", "bottom", "ultime", "ultimi")
+    arg = "tail_lines" if last else "head_lines"
+    request = f"read the {'last' if last else 'first'} {count} lines of {paths[0]}"
+    found = _plan([("read_files", {"paths": paths, arg: count})])
+    return Resolved("same_plan", found, request, f"the file read before, {arg} {count}") if found else None
 
 
 def _values(text: str, workspace) -> list[tuple[str, str]]:

@@ -83,6 +83,11 @@ def italian_number(word: str) -> int | None:
     return None
 
 
+def number(word: str) -> int | None:
+    """One number written as a word, in English or Italian: "two", «due», «dodici»."""
+    return _english_number([fold(word)]) or italian_number(word)
+
+
 def _english_number(words: list[str]) -> int | None:
     """ "twenty five", "one hundred and five", "three thousand" → the number; None if not one."""
     en, _, _, _, _ = _numbers()

@@ -69,6 +69,16 @@ def cold(cat, workspace):
         ("cancella la cartella tmp/ e il suo contenuto", [("delete_files", {"paths": ["tmp/"], "recursive": True})]),
         ("please get rid of old.log", [("delete_files", {"paths": ["old.log"]})]),
         ("which lines mention TODO in my notes?", [("grep_files", {"pattern": "TODO", "path": "notes"})]),
+        ("make a folder named journal", [("make_dirs", {"paths": ["journal"]})]),
+        ("make a directory called logs", [("make_dirs", {"paths": ["logs"]})]),
+        ("create two folders: src and tests", [("make_dirs", {"paths": ["src", "tests"]})]),
+        ("crea le cartelle foto e video", [("make_dirs", {"paths": ["foto", "video"]})]),
+        (
+            "crea le cartelle scuola/matematica e scuola/storia",
+            [("make_dirs", {"paths": ["scuola/matematica", "scuola/storia"]})],
+        ),
+        ("create a.txt containing 'alpha'", [("write_files", {"path": "a.txt", "content": "alpha"})]),
+        ("crea note.md che contiene 'ciao'", [("write_files", {"path": "note.md", "content": "ciao"})]),
     ],
 )
 def test_a_fully_typed_request_gets_its_one_step_plan(cold, text, steps):

@@ -51,6 +51,8 @@ def test_conversation_goes_direct(text):
         ("how many lines does todo.txt have?", "read_files"),
         ("append 'call mom' to todo.txt", "write_files"),
         ("save the text 'buy milk' to todo.txt", "write_files"),
+        ("write 'Day one: sunny' to journal/monday.md", "write_files"),  # a colon inside a quote
+        ('scrivi "Primo giorno: sole" in diario/lunedi.md', "write_files"),
         ("Write a haiku about autumn to poem.txt", "write_files"),
         ("list my files", "list_files"),
         ("elenca i file nella cartella docs", "list_files"),

@@ -45,6 +45,17 @@ FOUND_MD = ran("find the markdown files", [("find_files", {"pattern": "*.md"})])
         ("delete it", READ_A, "pronoun", [("delete_files", {"paths": ["notes/a.md"]})], "delete notes/a.md"),
         ("cancellalo", READ_A, "pronoun", [("delete_files", {"paths": ["notes/a.md"]})], "delete notes/a.md"),
         ("now read it back", READ_A, "pronoun", [("read_files", {"paths": ["notes/a.md"]})], "read notes/a.md"),
+        ("e le ultime due?", READ_A, "same_plan", [("read_files", {"paths": ["notes/a.md"], "tail_lines": 2})],
+         "read the last 2 lines of notes/a.md"),
+        ("aggiungici in fondo una riga \"caffè\"", READ_A, "pronoun",
+         [("write_files", {"path": "notes/a.md", "content": "caffè", "append": True})], "append 'caffè' to notes/a.md"),
+        ("add 'butter' to it", READ_A, "pronoun",
+         [("write_files", {"path": "notes/a.md", "content": "butter", "append": True})],
+         "append 'butter' to notes/a.md"),
+        ("rename it to b.md", READ_A, "pronoun", [("move_files", {"paths": ["notes/a.md"], "to": "notes/b.md"})],
+         "rename notes/a.md to notes/b.md"),
+        ("and the first 3 lines?", READ_A, "same_plan", [("read_files", {"paths": ["notes/a.md"], "head_lines": 3})],
+         "read the first 3 lines of notes/a.md"),
     ],
 )  # fmt: skip
 def test_a_follow_up_resolves_to_a_plan_and_the_request_it_stands_for(text, previous, kind, steps, stands_for):
@@ -111,9 +122,10 @@ def test_a_percent_re_bound_and_a_file_renamed_by_pronoun():
     assert [(s.tool, s.args) for s in found.plan.steps] == [("compute", {"expression": "20 * 320 / 100"})]
     found = followup.resolve("rename it to launch-plan.md", READ_A)
     assert [(s.tool, s.args) for s in found.plan.steps] == [
-        ("move_files", {"paths": ["notes/a.md"], "to": "launch-plan.md"})
+        ("move_files", {"paths": ["notes/a.md"], "to": "notes/launch-plan.md"})  # a new name, in its folder
     ]
-    assert followup.resolve("rinominalo in b.md", READ_A).request == "rename notes/a.md to b.md"
+    assert followup.resolve("rinominalo in b.md", READ_A).request == "rename notes/a.md to notes/b.md"
+    assert followup.resolve("move it to b.md", READ_A).request == "rename notes/a.md to b.md"
 
 
 def test_a_pronoun_after_a_chat_turn_is_not_certain_but_an_ordinal_may_count_in_an_earlier_listing():
