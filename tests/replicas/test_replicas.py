@@ -158,7 +158,9 @@ def test_killing_a_web_process_mid_burst_loses_no_ledger_row_and_haproxy_routes_
 
     assert killed_at and len(answers) == 200
     assert len(failed) <= 12, f"at most the calls in flight on the dead process fail: {checks.statuses(answers)}"
-    assert all(a.status in (502, 503, 504) for a in failed), [(a.status, a.body) for a in failed]
+    # A call in flight on the killed process gets haproxy's 502/503/504, or, when the process died
+    # after its headers went out, a response cut short (0: the client saw the connection end).
+    assert all(a.status in (0, 502, 503, 504) for a in failed), [(a.status, a.body) for a in failed]
     assert all(a.status == 200 for a in answers if a.at > killed_at[0] + 2), "haproxy routes to the live process"
     assert healed.stats()["web1"]["status"].startswith("DOWN")
 
