@@ -187,7 +187,7 @@ def _ordinal(text: str, folded: str, previous: dict, workspace) -> Resolved | No
 
 # "rename it to launch.md", «rinominalo in lancio.md», "move it to archive/".
 _MOVE_IT = re.compile(
-    _LEAD + r"(?:(?:rename|move)\s+(?:it|that|that file|the file)|(?:rinomina|sposta)(?:lo|la))\s+"
+    _LEAD + r"(?:(?P<verb>rename|move)\s+(?:it|that|that file|the file)|(?P<clitic>rinomina|sposta)(?:lo|la))\s+"
     r"(?:to|into|as|in|a|nella|nel|come)\s+(?P<to>\S+?)\s*[.!?]*$"
 )
 
@@ -206,7 +206,8 @@ def _pronoun(text: str, folded: str, previous: dict, workspace) -> Resolved | No
         return None  # several candidates, or none: not for sure
     if moved is not None:
         to = next((v.text for v in P.extract(text, workspace).values if fold(v.text) == moved.group("to")), None)
-        if to and "/" not in to and "/" in named[0] and re.search(r"\brinomin|\brename", folded):
+        renamed = (moved.group("verb") or moved.group("clitic")) in ("rename", "rinomina")
+        if to and "/" not in to and "/" in named[0] and renamed:
             to = f"{named[0].rsplit('/', 1)[0]}/{to}"  # a new name, in the same folder
         plan = _plan([("move_files", {"paths": [named[0]], "to": to})]) if to and len(named) == 1 else None
         return (
@@ -273,13 +274,13 @@ _APPEND_HERE = re.compile(
 
 
 def _append_here(text: str, folded: str, previous: dict, workspace) -> Resolved | None:
-    quoted = [v.text for v in P.extract(text, workspace).values if v.type == "quoted"]
-    paths = [v for v in P.extract(text, workspace).values if v.type in ("path", "glob")]
     files = previous.get("files") or []
-    if not _APPEND_HERE.match(folded) or len(quoted) != 1 or paths or len(files) != 1:
+    if not _APPEND_HERE.match(folded) or len(files) != 1 or previous.get("plan_is_last") is False:
         return None
-    if previous.get("plan_is_last") is False:
-        return None
+    values = P.extract(text, workspace).values
+    quoted = [v.text for v in values if v.type == "quoted"]
+    if len(quoted) != 1 or any(v.type in ("path", "glob") for v in values):
+        return None  # no text to add, two of them, or a file of its own: not this follow-up
     plan = _plan([("write_files", {"path": files[0], "content": quoted[0], "append": True})])
     request = f"append '{quoted[0]}' to {files[0]}"
     return Resolved("pronoun", plan, request, f"the last file named: {files[0]}") if plan else None
