@@ -62,6 +62,7 @@ _DEFINITION = whole(
 _INLINE = re.compile(r"^([^:\n\[]{0,60}):\s+\S")  # not "[attached: uploads/a.pdf]"
 # A quote opened before the colon and not closed: "write 'Day one: sunny' to a.md" quotes a text.
 _OPEN_QUOTE = re.compile(r"(?:^|[\s(])(?:'[^']*|\"[^\"]*|«[^»]*|“[^”]*)$")
+_NAMES_NEXT = re.compile(r"\b(?:folders|directories|cartelle)\s*$")
 _URL_AFTER = re.compile(r":\s+(?:https?://|www\.)\S+\s*$")
 _POSSESSIVE_FILES = whole(r"my|mine|our|i miei|le mie|il mio|la mia|nostri|nostre|in the workspace|nel workspace")
 _GREP = whole(
@@ -70,8 +71,9 @@ _GREP = whole(
 )
 # Verbs of the file tools, for the first tool the workspace evidence points at.
 _FIRST_FILE_TOOL = (
-    ("make_dirs", whole(r"mkdir|(?:create|make) (?:a |the |new |a new )?(?:folder|directory|dir)s?|new folder|"
-                       r"crea (?:una |la )?(?:nuova )?cartella|nuova cartella")),
+    ("make_dirs", whole(r"mkdir|(?:create|make) (?:a |the |new |a new |two |three |some )?(?:folder|directory|dir)s?|"
+                       r"(?:create|make) (?:the |two |three |some )?directories|new folder|"
+                       r"crea (?:una |la |le |delle |due |tre )?(?:nuov[ae] )?cartell[ae]|nuova cartella")),
     ("edit_file", whole(r"replace|change|edit|fix|correct|modify|update|sostituisci|cambia|modifica|correggi|aggiorna|"
                        r"(?:delete|remove|cancella|elimina|rimuovi) (?:the |la |una |the last |the first |l'ultima )?"
                        r"(?:lines?|words?|righe|riga|parola|parole|typo)")),
@@ -112,6 +114,8 @@ def decide(
         inline = None  # "summarise this article: https://…": the address is the object, not data
     if inline is not None and _OPEN_QUOTE.search(inline.group(1)):
         inline = None  # the colon is inside a quoted text: "scrivi 'Primo giorno: sole' in a.md"
+    if inline is not None and _NAMES_NEXT.search(inline.group(1)):
+        inline = None  # "create two folders: src and tests": the colon introduces their names
     if inline is not None:
         # Text given inline ("summarise: …", "traduci: …"): what follows the colon is the data, so
         # only the words before it can name an object to act on.
@@ -257,7 +261,8 @@ _STOP_NAMES = (
 )
 _FOLDER = re.compile(
     rf"\b(?:the|my|in|into|nella|della|dalla|la|nel|alla)\s+{_STOP_NAMES}([\w.-]+)\s+(?:folder|directory|dir)\b|"
-    rf"\b(?:folder|directory|cartella|dir)\s+(?:(?:called|named|chiamata|di nome)\s+)?{_STOP_NAMES}([\w.-]+/?)"
+    rf"\b(?:folders?|directory|directories|cartell[ae]|dirs?)(?:\s+|\s*:\s*)"
+    rf"(?:(?:called|named|chiamat[ae]|di nome)\s+)?{_STOP_NAMES}([\w.-]+/?)"
 )
 # Searching inside files needs something to search for: a quoted term, a code-like word, "the word X".
 _SEARCHED = re.compile(

@@ -286,28 +286,28 @@ def _append_here(text: str, folded: str, previous: dict, workspace) -> Resolved 
     return Resolved("pronoun", plan, request, f"the last file named: {files[0]}") if plan else None
 
 
-# After a read: "and the last two?", «e le prime 3 righe?», "now the first 5 lines".
+# After a turn on one file: "and the last two?", «e le prime 3 righe?», "now the first 5 lines", "the last line?".
 _LINES = re.compile(
-    _LEAD + r"(?:(?:show(?: me)?|read|give me|mostrami|mostra|leggi|leggimi|dammi)\s+)?(?:the\s+|le\s+|i\s+)?"
-    r"(?P<end>first|last|top|bottom|prime|primi|ultime|ultimi)\s+(?P<n>\d{1,4}|[a-z]+)"
-    r"(?:\s+(?:lines|righe|rows))?(?:\s+(?:of it|please|per favore|instead|invece))?\s*[.!?]*$"
+    _LEAD + r"(?:(?:show(?: me)?|read|give me|mostrami|mostra|leggi|leggimi|dammi)\s+)?(?:the\s+|le\s+|la\s+|i\s+)?"
+    r"(?:(?P<one>first|last|prima|ultima)\s+(?:line|riga)|"
+    r"(?P<end>first|last|top|bottom|prime|primi|ultime|ultimi)\s+(?P<n>\d{1,4}|[a-z]+)(?:\s+(?:lines|righe|rows))?)"
+    r"(?:\s+(?:of it|please|per favore|instead|invece))?\s*[.!?]*$"
 )
 
 
 def _lines(text: str, folded: str, previous: dict, workspace) -> Resolved | None:
-    """The file the previous plan read, read again from its start or its end."""
+    """The one file the previous plan named (read, written), read from its start or its end."""
     match = _LINES.match(folded)
-    steps = (previous.get("plan") or {}).get("steps") or []
-    if match is None or len(steps) != 1 or steps[0].get("tool") != "read_files":
+    paths = previous.get("files") or []
+    if match is None or len(paths) != 1 or previous.get("plan_is_last") is False:
         return None
-    number = match.group("n")
+    number = match.group("n") or "1"
     count = int(number) if number.isdigit() else spelled.number(number)
-    paths = (steps[0].get("args") or {}).get("paths") or []
-    if not count or len(paths) != 1 or not isinstance(paths[0], str):
+    if not count:
         return None
-    last = match.group("end") in ("last", "bottom", "ultime", "ultimi")
+    last = (match.group("end") or match.group("one")) in ("last", "bottom", "ultime", "ultimi", "ultima")
     arg = "tail_lines" if last else "head_lines"
-    request = f"read the {'last' if last else 'first'} {count} lines of {paths[0]}"
+    request = f"read the {'last' if last else 'first'} {'line' if count == 1 else f'{count} lines'} of {paths[0]}"
     found = _plan([("read_files", {"paths": paths, arg: count})])
     return Resolved("same_plan", found, request, f"the file read before, {arg} {count}") if found else None
 

@@ -52,6 +52,9 @@ def test_conversation_goes_direct(text):
         ("append 'call mom' to todo.txt", "write_files"),
         ("save the text 'buy milk' to todo.txt", "write_files"),
         ("write 'Day one: sunny' to journal/monday.md", "write_files"),  # a colon inside a quote
+        ("make a folder named journal", "make_dirs"),
+        ("create two folders: src and tests", "make_dirs"),  # the colon introduces names, not data
+        ("crea le cartelle foto e video", "make_dirs"),
         ('scrivi "Primo giorno: sole" in diario/lunedi.md', "write_files"),
         ("Write a haiku about autumn to poem.txt", "write_files"),
         ("list my files", "list_files"),

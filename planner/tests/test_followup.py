@@ -54,6 +54,8 @@ FOUND_MD = ran("find the markdown files", [("find_files", {"pattern": "*.md"})])
          "append 'butter' to notes/a.md"),
         ("rename it to b.md", READ_A, "pronoun", [("move_files", {"paths": ["notes/a.md"], "to": "notes/b.md"})],
          "rename notes/a.md to notes/b.md"),
+        ("and the last line?", READ_A, "same_plan", [("read_files", {"paths": ["notes/a.md"], "tail_lines": 1})],
+         "read the last line of notes/a.md"),
         ("and the first 3 lines?", READ_A, "same_plan", [("read_files", {"paths": ["notes/a.md"], "head_lines": 3})],
          "read the first 3 lines of notes/a.md"),
     ],
@@ -130,6 +132,10 @@ def test_a_percent_re_bound_and_a_file_renamed_by_pronoun():
 
 def test_a_pronoun_after_a_chat_turn_is_not_certain_but_an_ordinal_may_count_in_an_earlier_listing():
     assert followup.resolve("delete it", {**READ_A, "plan_is_last": False}) is None
+    assert followup.resolve("and the last line?", {**READ_A, "plan_is_last": False}) is None
+    written = ran("append 'x' to log.md", [("write_files", {"path": "log.md", "content": "x", "append": True})])
+    found = followup.resolve("e le ultime due righe?", written)  # the one file the last turn named
+    assert [(s.tool, s.args) for s in found.plan.steps] == [("read_files", {"paths": ["log.md"], "tail_lines": 2})]
     read_after_listing = {**READ_A, "earlier_listing": LISTED["listing"]}
     found = followup.resolve("open the second one", read_after_listing)
     assert [(s.tool, s.args) for s in found.plan.steps] == [("read_files", {"paths": ["notes/b.md"]})]
