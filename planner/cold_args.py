@@ -169,10 +169,8 @@ def request_of(text: str, workspace: Path | None) -> Request:
         (m.group(0), m.start()) for m in re.finditer(r"[\w][\w.-]*", unquoted)
         if not any(start <= m.start() < end for start, end in spans)
     ]  # fmt: skip
-    fresh = tuple(dict.fromkeys(
-        name for name in (*_fresh_list(unquoted), *(m.group(1) for m in _FRESH_FOLDER.finditer(unquoted)))
-        if workspace is None or not _entry(workspace, name)
-    ))  # fmt: skip
+    named_folders = [*object_kinds.listed_folders(unquoted), *(m.group(1) for m in _FRESH_FOLDER.finditer(unquoted))]
+    fresh = tuple(dict.fromkeys(n for n in named_folders if workspace is None or not _entry(workspace, n)))
     named = []
     if workspace is not None:
         for word, _ in plain_words:
@@ -188,20 +186,6 @@ _FRESH_FOLDER = re.compile(
     r"\b(?:folder|directory|dir|cartella)\s+(?:(?:called|named|chiamata|di nome|dal nome)\s+)?"
     r"(?!(?:with|for|in|of|and|con|per|di|e|a|the|la|il|that|che)\b)([a-z0-9][\w-]*)(?=\s|$|[.,!?])"
 )
-
-
-# "create two folders: src and tests", «crea le cartelle foto e video»: the names listed after the noun.
-_FRESH_FOLDERS = re.compile(
-    r"\b(?:folders|directories|dirs|cartelle)(?:\s+(?:called|named|chiamate|di nome))?\s*:?\s+"
-    r"([a-z0-9][\w/-]*(?:\s*(?:,|,?\s*(?:and|e|ed)\s)\s*[a-z0-9][\w/-]*)+)(?=\s*$|[.!?])"
-)
-
-
-def _fresh_list(unquoted: str) -> list[str]:
-    match = _FRESH_FOLDERS.search(unquoted)
-    return (
-        [n for n in re.split(r"\s*,\s*(?:and\s+|e\s+|ed\s+)?|\s+(?:and|e|ed)\s+", match.group(1)) if n] if match else []
-    )
 
 
 def _entry(workspace: Path, word: str) -> str | None:
@@ -320,7 +304,7 @@ def _new_folders(req: Request) -> Option | None:
             r"\b(?:folder|directory|dir|cartella)(?:\s+(?:called|named|chiamata|di nome))?$", before
         ):
             options.append(Option([value.text], frozenset({value.name})))
-    listed = [n for n in _fresh_list(req.folded) if n in req.fresh]
+    listed = [n for n in object_kinds.listed_folders(req.folded) if n in req.fresh]
     if len(listed) > 1:  # one option, for the whole list
         options = [o for o in options if not set(o.value) <= set(listed)]
         uses = {f"fresh:{n}" for n in listed} | {v.name for v in req.values if v.text in listed}

@@ -94,3 +94,18 @@ def is_web_address(name: str) -> bool:
     if len(labels) < 2 or not all(re.fullmatch(r"[a-z0-9-]+", label) for label in labels):
         return False
     return labels[0] == "www" or labels[-1] in _kinds().web_domains
+
+
+# "create two folders: src and tests", «crea le cartelle foto e video»: the names listed after the noun.
+_LISTED_FOLDERS = re.compile(
+    r"\b(?:folders|directories|dirs|cartelle)(?:\s+(?:called|named|chiamate|di nome))?\s*:?\s+"
+    r"([a-z0-9][\w/-]*(?:\s*(?:,|,?\s*(?:and|e|ed)\s)\s*[a-z0-9][\w/-]*)+)(?=\s*$|[.!?])"
+)
+
+
+def listed_folders(text: str) -> list[str]:
+    """The folder names a request lists after the plural noun (lowercase text), in order."""
+    match = _LISTED_FOLDERS.search(text)
+    if match is None:
+        return []
+    return [n for n in re.split(r"\s*,\s*(?:and\s+|e\s+|ed\s+)?|\s+(?:and|e|ed)\s+", match.group(1)) if n]

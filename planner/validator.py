@@ -214,6 +214,7 @@ class Request:
             if v.type in ("path", "glob") or (v.type in ("quoted", "identifier") and _names_a_file(v.text, workspace)):
                 named.add(normalized(v.text))
         named |= {normalized(m.group(1)) for m in _FOLDER_NAMED.finditer(text) if fold(m.group(1)) not in _NOT_NAMES}
+        named |= {normalized(name) for name in object_kinds.listed_folders(text.lower())}  # "two folders: a and b"
         rest = fold(re.sub(r"<\w+:\d+>", " ", extraction.masked))
         return cls(
             named=frozenset(named),

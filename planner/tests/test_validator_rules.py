@@ -149,6 +149,8 @@ def test_tools_that_serve_the_request_pass(cat, text, steps):
         ("create a folder called docs", "make_dirs", {"paths": ["docs"]}),
         ("crea la cartella progetti", "make_dirs", {"paths": ["progetti"]}),
         ("make the folders src/ and tests/", "make_dirs", {"paths": ["src", "tests/"]}),
+        ("create two folders: src and tests", "make_dirs", {"paths": ["src", "tests"]}),
+        ("crea le cartelle foto e video", "make_dirs", {"paths": ["foto", "video"]}),
     ],
 )  # fmt: skip
 def test_the_file_tools_act_on_the_paths_the_request_names(cat, workspace, text, tool, args):
