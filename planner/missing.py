@@ -12,7 +12,7 @@ from planner.text import fold, language, whole
 _ACTIONS = whole(
     r"read|open|show|delete|remove|erase|save|store|append|write|move|rename|run|execute|copy|send|edit|"
     r"leggi|apri|mostra|cancella|elimina|rimuovi|salva|aggiungi|scrivi|sposta|rinomina|esegui|lancia|copia|"
-    r"invia|modifica|do the same|fai lo stesso|fallo|falla|same thing|the same|stessa cosa|lo stesso|"
+    r"invia|modifica|togli|leva|levami|pause|metti in pausa|sospendi|disattiva|do the same|fai lo stesso|fallo|falla|same thing|the same|stessa cosa|lo stesso|"
     r"summari[sz]e|translate|riassumi|riassumimi|traduci|traducimi|leggimi|aprimi|mostrami|fammi vedere|"
     r"duplicate|duplica|fai partire|avvia|start|appunta|appuntami|annotami|segnami|count|conta|"
     r"search(?: for)?|look for|cerca|go to|vai su|visit|visita|fetch"
@@ -25,15 +25,21 @@ _MISSING_OBJECT = whole(
     r"il primo|il secondo|il terzo|l'ultimo|l ultimo|quel documento|quella cartella|the contents?|il contenuto|"
     r"cosa c'e (?:scritto|dentro)|what(?:'s| is) (?:in it|written|inside)|"
     r"(?:the )?(?:words|lines|characters) in (?:it|that|this)|"
-    r"(?:that|this) (?:word|site|page|website)|(?:quella|questa) (?:parola|pagina)|(?:quel|questo) sito"
+    r"(?:that|this) (?:word|site|page|website)|(?:quella|questa) (?:parola|pagina)|(?:quel|questo) sito|"
+    r"(?:that|this) (?:reminder|job)|(?:quel|questo) (?:promemoria|job)"
 )
 _CLITIC_ACTION = re.compile(
     r"^(?:(?:me|te|ce|glie) ?l[oaie] (?:apri|leggi|mostri|cancelli|elimini|salvi|esegui|mandi|copi|sposti|rinomini)\b)|"
     r"^(?:(?:same|the same) as before|come prima|stessa cosa (?:di|come) prima)\b|"
     r"\b(?:righe|parole|caratteri)\b.{0,20}\bne ha\b|"
-    r"^(?:(?:e|ora|adesso|poi|e poi|ok|allora)\s+)*(?:leggi|apri|mostra|cancella|elimina|rimuovi|salva|scrivi|"
+    r"^(?:(?:e|ora|adesso|poi|e poi|ok|allora|bene|perfetto)[\s,]+)*(?:leggi|apri|mostra|cancella|elimina|rimuovi|salva|scrivi|"
     r"sposta|rinomina|esegui|lancia|copia|invia|modifica|aggiungi|manda|fal|riassumi|traduci)"
     r"(?:lo|la|li|le|melo|mela|ne)\b|"
+    # "sposta tutto nell'altra cartella": everything of something nobody named.
+    r"^(?:(?:e|ora|adesso|poi|ok|allora)[\s,]+)*(?:sposta|copia|cancella|elimina|move|copy|delete|remove) "
+    r"(?:tutto|everything|all of (?:it|them))\b|"
+    # "scrivici dentro 'ciao'": written into something named before.
+    r"^(?:(?:e|ora|adesso|poi|ok|allora)[\s,]+)*(?:scrivi|metti|aggiungi|incolla|copia|inserisci)ci\b|"
     # A schedule or a folder with nothing said about it: "schedule something", "create a new folder".
     r"^(?:please )?(?:schedule|pianifica|programma) (?:something|qualcosa)\b|"
     r"^(?:please )?(?:create|make|crea|fai) (?:a|the|una|la) (?:new |nuova )?(?:folder|directory|cartella)"
@@ -46,7 +52,8 @@ _CLITIC_ACTION = re.compile(
 _MISSING_AFTER = re.compile(
     rf"\s*(?:(?:me|mi|for|per|anche per|anche|with|con|to|a|again|di nuovo)\s+)?(?:{_MISSING_OBJECT.pattern})"
     r"(?:\s+(?:down|up|out|away|again|di nuovo|ancora|too|as well|anche))?"
-    r"(?:\s+(?:to|into|in|nella|nel|in|a|con|with|for|per)(?:\s+[\w']+){1,3})?"
+    r"(?:\s+(?:to|into|in|nella|nel|nello|dentro|a|con|with|for|per|from|dal|dalla|dallo|nell'|all')"
+    r"(?:\s*[\w']+){1,3})?"
     r"(?:\s+(?:and|e) .{0,40})?"
     r"\s*(?:,?\s*(?:please|per favore|grazie|thanks|pls))?\s*[.!?]*\s*$"
 )

@@ -65,7 +65,10 @@ _SCHEDULE = whole(
 )
 _RECURRING = whole(
     r"recurring|ricorrent[ei]|scheduled tasks?|scheduled jobs?|attivita (?:pianificat|programmat)[ae]|"
-    r"periodic tasks?|task (?:pianificat|programmat)[io]"
+    r"periodic tasks?|task (?:pianificat|programmat)[io]|"
+    # "pause the weekly report job", «lo storico delle esecuzioni»: a job that runs on its own.
+    r"(?:daily|weekly|monthly|nightly|hourly|morning) (?:[\w-]+ )?(?:job|task|reminder)s?|"
+    r"(?:storico|cronologia) delle esecuzioni|ultime esecuzioni|run history"
 )
 _RECURRING_VERBS = (
     ("cancel_recurring", whole(r"cancel|delete|remove|stop|cancella|elimina|rimuovi|ferma|annulla")),

@@ -101,6 +101,9 @@ def test_conversation_goes_direct(text):
         ("delete old.log", "delete_files"),
         ("create a folder called reports", "make_dirs"),
         ("crea la cartella foto/2024", "make_dirs"),
+        ("elencami i file dentro progetti/tesi", "list_files"),
+        ("pause the weekly report job for now", "toggle_recurring"),
+        ("fammi vedere lo storico delle esecuzioni del report", "history_recurring"),
     ],
 )
 def test_an_action_on_a_named_object_goes_to_the_tools_and_names_the_first(text, tool):
@@ -127,6 +130,11 @@ def test_an_action_on_a_named_object_goes_to_the_tools_and_names_the_first(text,
         "copialo nella cartella archivio",
         "annotami questo in un file: x",
         "same as before but for the other folder",
+        "ok, allora cancellalo",
+        "scrivici dentro 'ciao a tutti'",
+        "metti in pausa quel promemoria",
+        "sposta tutto nell'altra cartella",
+        "togli quella riga dal file",
     ],
 )
 def test_an_action_on_nothing_named_asks_one_short_question(text):
