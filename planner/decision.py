@@ -91,7 +91,8 @@ _FIRST_FILE_TOOL = (
                         r"dov'e|dov e|dove e|dove si trova|dove sta|where did|where has|end(?:ed)? up|finit[oa]|"
                         r"files? (?:named|called)|"
                         r"file (?:chiamat\w+|di nome)")),
-    ("list_files", whole(r"list|ls|what files|which files|elenca|elencami|lista|quali file|che file|contents of the folder")),
+    ("list_files", whole(r"list|ls|what files|which files|elenca|elencami|lista|quali file|che file|"
+                        r"contents of the folder")),
 )  # fmt: skip
 
 

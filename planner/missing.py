@@ -12,7 +12,8 @@ from planner.text import fold, language, whole
 _ACTIONS = whole(
     r"read|open|show|delete|remove|erase|save|store|append|write|move|rename|run|execute|copy|send|edit|"
     r"leggi|apri|mostra|cancella|elimina|rimuovi|salva|aggiungi|scrivi|sposta|rinomina|esegui|lancia|copia|"
-    r"invia|modifica|togli|leva|levami|pause|metti in pausa|sospendi|disattiva|do the same|fai lo stesso|fallo|falla|same thing|the same|stessa cosa|lo stesso|"
+    r"invia|modifica|togli|leva|levami|pause|metti in pausa|sospendi|disattiva|"
+    r"do the same|fai lo stesso|fallo|falla|same thing|the same|stessa cosa|lo stesso|"
     r"summari[sz]e|translate|riassumi|riassumimi|traduci|traducimi|leggimi|aprimi|mostrami|fammi vedere|"
     r"duplicate|duplica|fai partire|avvia|start|appunta|appuntami|annotami|segnami|count|conta|"
     r"search(?: for)?|look for|cerca|go to|vai su|visit|visita|fetch"
@@ -32,8 +33,8 @@ _CLITIC_ACTION = re.compile(
     r"^(?:(?:me|te|ce|glie) ?l[oaie] (?:apri|leggi|mostri|cancelli|elimini|salvi|esegui|mandi|copi|sposti|rinomini)\b)|"
     r"^(?:(?:same|the same) as before|come prima|stessa cosa (?:di|come) prima)\b|"
     r"\b(?:righe|parole|caratteri)\b.{0,20}\bne ha\b|"
-    r"^(?:(?:e|ora|adesso|poi|e poi|ok|allora|bene|perfetto)[\s,]+)*(?:leggi|apri|mostra|cancella|elimina|rimuovi|salva|scrivi|"
-    r"sposta|rinomina|esegui|lancia|copia|invia|modifica|aggiungi|manda|fal|riassumi|traduci)"
+    r"^(?:(?:e|ora|adesso|poi|e poi|ok|allora|bene|perfetto)[\s,]+)*"
+    r"(?:leggi|apri|mostra|cancella|elimina|rimuovi|salva|scrivi|sposta|rinomina|esegui|lancia|copia|invia|modifica|aggiungi|manda|fal|riassumi|traduci)"
     r"(?:lo|la|li|le|melo|mela|ne)\b|"
     # "sposta tutto nell'altra cartella": everything of something nobody named.
     r"^(?:(?:e|ora|adesso|poi|ok|allora)[\s,]+)*(?:sposta|copia|cancella|elimina|move|copy|delete|remove) "
