@@ -36,9 +36,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 CASES_DIR = ROOT / "bench" / "cases"
-# The first round's cases (our own) and the second round's, written blind; in each file the odd
+# The first round's cases (our own) and the second and third rounds', written blind; in each file the odd
 # lines (1-based) are the held-out half, the even lines the half rules may be tuned on.
-DEFAULT_CASES = f"{CASES_DIR / 'plan_memory.jsonl'},{CASES_DIR / 'plan_memory_round2.jsonl'}"
+DEFAULT_CASES = ",".join(str(CASES_DIR / f"plan_memory{part}.jsonl") for part in ("", "_round2", "_round3"))
 PATH_ARGS = ("path", "paths")
 
 
