@@ -332,7 +332,10 @@ def tokens(extraction: P.Extraction) -> tuple[str, ...]:
         resolved = [*resolved[:at], "v:write", *resolved[at:]]
     if "v:count" in resolved and not {"<quoted>", "<identifier>"} & set(slots):
         resolved = [t for t in resolved if t != "v:find"]  # "how many lines does a.md contain": no search
-    if "<op>" in slots:  # an expression written out is a computation, whatever the verb
+    # An expression written out is a computation, whatever the verb, and so are numbers with a
+    # function or a percentage: «calcola il 22 per cento di 1250» is «quanto è il 15% di 300».
+    numeric = set(slots) == {"<number>"} and any(t == "o:numbers" or t.startswith("f:") for t in resolved)
+    if "<op>" in slots or numeric:
         resolved = [t for t in resolved if t != "v:compute"]
     if {"v:list", "v:find", "v:count"} & set(resolved):  # listing, finding, counting: of files
         resolved = [t for t in resolved if t != "o:files"]

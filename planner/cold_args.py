@@ -32,18 +32,7 @@ _LINES = (  # (pattern, which end; a group "n" is the count, else one line)
 _SOME_LINES = re.compile(
     r"\b(?:first|last|top|bottom|initial|final|prim[eia]|primi|ultim[eia]|ultimi)\s+(?:\w+\s+)?(?:lines?|righe|riga)\b"
 )
-# Cities and zones a time question names, folded → IANA. Only unambiguous names.
-_TIME_ZONES = {
-    "utc": "UTC", "gmt": "GMT", "tokyo": "Asia/Tokyo", "rome": "Europe/Rome", "roma": "Europe/Rome",
-    "milan": "Europe/Rome", "milano": "Europe/Rome", "london": "Europe/London", "londra": "Europe/London",
-    "paris": "Europe/Paris", "parigi": "Europe/Paris", "berlin": "Europe/Berlin", "berlino": "Europe/Berlin",
-    "madrid": "Europe/Madrid", "moscow": "Europe/Moscow", "mosca": "Europe/Moscow",
-    "new york": "America/New_York", "chicago": "America/Chicago", "los angeles": "America/Los_Angeles",
-    "san francisco": "America/Los_Angeles", "toronto": "America/Toronto", "sydney": "Australia/Sydney",
-    "beijing": "Asia/Shanghai", "pechino": "Asia/Shanghai", "shanghai": "Asia/Shanghai",
-    "hong kong": "Asia/Hong_Kong", "singapore": "Asia/Singapore", "dubai": "Asia/Dubai",
-    "mumbai": "Asia/Kolkata", "delhi": "Asia/Kolkata", "sao paulo": "America/Sao_Paulo",
-}  # fmt: skip
+_TIME_ZONES = object_kinds.time_zones()  # planner/object_kinds.yaml
 
 
 # Words a binding accounts for beyond the intent's lexicons (as planner.params.signature stems them).

@@ -32,6 +32,7 @@ class _Kinds:
     root_phrases: tuple[str, ...]
     extensions: frozenset[str]
     web_domains: frozenset[str]
+    time_zones: dict[str, str]  # folded city or zone name → IANA name
 
 
 @lru_cache(maxsize=1)
@@ -45,6 +46,7 @@ def _kinds() -> _Kinds:
         root_phrases=tuple(fold(p) for p in data["root_phrases"]),
         extensions=frozenset(fold(e) for e in data["file_extensions"]),
         web_domains=frozenset(data["web_domains"]),
+        time_zones={fold(name): zone for name, zone in data["time_zones"].items()},
     )
 
 
@@ -81,6 +83,11 @@ def derived(text: str) -> list[Derived]:
 def derived_values(text: str) -> set[str]:
     """The values a plan may use because the request gives them in words."""
     return {item.value for item in derived(text)}
+
+
+def time_zones() -> dict[str, str]:
+    """Cities and zones a time question names, folded → IANA: "tokyo" → Asia/Tokyo."""
+    return _kinds().time_zones
 
 
 def is_file_extension(ext: str) -> bool:

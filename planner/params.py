@@ -214,10 +214,22 @@ class NotLearnable(ValueError):
     literal could come from two values)."""
 
 
+def _slots_at(haystack: str) -> list[tuple[int, int]]:
+    return [m.span() for m in re.finditer(r"\$\{[^}]*\}", haystack)]
+
+
+def _in_slot(spans: list[tuple[int, int]], at: int) -> bool:
+    """Whether `at` falls inside a ${...} placeholder: the "2" of "${PARAM:number_2}" is no value."""
+    return any(start <= at < end for start, end in spans)
+
+
 def _bounded(haystack: str, needle: str) -> list[int]:
-    """Where needle occurs in haystack with no letter or digit glued to either side."""
-    found = []
+    """Where needle occurs in haystack with no letter or digit glued to either side, outside the
+    placeholders already put in."""
+    found, slots = [], _slots_at(haystack)
     for match in re.finditer(re.escape(needle), haystack):
+        if _in_slot(slots, match.start()):
+            continue
         before = haystack[match.start() - 1] if match.start() else " "
         after = haystack[match.end()] if match.end() < len(haystack) else " "
         if not (before.isalnum() or after.isalnum()):
@@ -228,8 +240,10 @@ def _bounded(haystack: str, needle: str) -> list[int]:
 def _between_numbers(haystack: str, operator: str) -> list[int]:
     """Where an arithmetic operator occurs between two operands (a number, a slot, a bracket):
     the "/" of "${PARAM:number_1} / 8", never the one in "notes/a.md" or a "**bold**" word."""
-    found = []
+    found, slots = [], _slots_at(haystack)
     for match in re.finditer(re.escape(operator), haystack):
+        if _in_slot(slots, match.start()):
+            continue
         before, after = haystack[: match.start()].rstrip(), haystack[match.end() :].lstrip()
         if before[-1:] in ("*", "/") or after[:1] in ("*", "/"):
             continue  # part of a longer operator ("**", "//")

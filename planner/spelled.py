@@ -1,7 +1,8 @@
 """A request with what it spells out in words written one way: numbers as digits ("three",
 «dodici», "twenty-five" → 3, 12, 25), arithmetic as symbols ("7 times 8", «7 per 8», "5 squared"
 → "7 * 8", "5 ** 2"), schedules in the schedule tool's spelling («ogni giorno alle 09:00» →
-"every day at 09:00"), a kind of file as its glob ("markdown files" → "*.md files"), and the fact
+"every day at 09:00"), a kind of file as its glob ("markdown files" → "*.md files"), a city in a
+time question as its time zone ("in Tokyo" → "in Asia/Tokyo"), and the fact
 after «ricorda che» as one quoted value. Plan memory (planner.canonical) extracts its values from
 this text, so a request in words is served by a plan learned from one in digits.
 
@@ -15,7 +16,7 @@ import unicodedata
 from functools import lru_cache
 from pathlib import Path
 
-from planner import lexicon
+from planner import lexicon, object_kinds
 from planner import params as P
 from planner.text import fold, language
 
@@ -305,6 +306,24 @@ def _spell_kinds(gap: str) -> str:
     return plural.sub(lambda m: glob(m.group(1) or m.group(2)) + " files", gap)
 
 
+# --- time zones --------------------------------------------------------------------------------
+
+# A question about the clock or the calendar, in which a city stands for its time zone.
+_TIMED = re.compile(r"\b(?:time|date|day|weekday|clock|hour|o'clock|timezone|ora|ore|orario|data|giorno|fuso)\b", re.I)
+
+
+@lru_cache(maxsize=1)
+def _zones() -> tuple[re.Pattern, dict[str, str]]:
+    zones = {name: zone for name, zone in object_kinds.time_zones().items() if "/" in zone}
+    return re.compile(rf"(?<![\w./-])(?:{_alternation(zones)})(?![\w/-]|\.\w)", re.I), zones
+
+
+def _spell_zones(gap: str) -> str:
+    """ "what time is it in Tokyo?" → "… in Asia/Tokyo?": the city as the value a plan binds."""
+    pattern, zones = _zones()
+    return pattern.sub(lambda m: zones[re.sub(r"\s+", " ", fold(m.group(0)))], gap)
+
+
 # --- the whole request ------------------------------------------------------------------------
 
 
@@ -320,6 +339,7 @@ def rewrite(text: str, workspace: Path | None = None) -> str:
     _, _, operator_words = _operators()
     counted = frozenset(fold(w) for w in lexicon.data()["numbers"]["counted"])
     italian = language(text) == lexicon.data()["numbers"]["decimal_comma"]
+    timed = bool(_TIMED.search(_unaccented(text)))
     out, cursor = [], 0
     for start, end in [*protected, (len(text), len(text))]:
         gap = _unaccented(text[cursor:start])
@@ -327,10 +347,13 @@ def rewrite(text: str, workspace: Path | None = None) -> str:
             if italian:
                 gap = re.sub(r"(?<![\d,.])(\d+),(\d+)(?![\d,])", r"\1.\2", gap)
             gap = re.sub(r"(?<![\w])per\s?cento(?![\w])", "percent", gap, flags=re.I)
+            gap = re.sub(r"(?<=\d)\s?%(?=\s+(?:of|di|del|della|dello|dei|on|su)\b)", " percent", gap, flags=re.I)
             gap = _spell_numbers(gap, operator_words, counted)
             gap = _spell_operators(gap)
             gap = _spell_schedules(gap)
             gap = _spell_kinds(gap)
+            if timed:
+                gap = _spell_zones(gap)
         out += [gap, text[start:end]]
         cursor = end
     return "".join(out)

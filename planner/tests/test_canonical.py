@@ -135,6 +135,16 @@ def test_other_requests_do_not(learned, other):
         ("quanto fa 6 per 7?", "qual è il prodotto di 6 e 7?"),
         ("what is 2 to the power of 8?", "what is 3 to the 5th power?"),
         ("what is 6 * 7?", "what does 6 times 7 make?"),
+        # a city in a time question is its zone; percentages, roots, the largest, renaming, ranges
+        ("what time is it in Tokyo?", "che ore sono a Madrid?"),
+        ("what's today's date in Sydney?", "which date is it right now in Los Angeles"),
+        ("what's the time now in São Paulo?", "what's the local time in Mumbai?"),
+        ("what is 15% of 200?", "how much is 7 percent of 350"),
+        ("quanto è il 15% di 300?", "quanto fa il 22 per cento di 1250?"),
+        ("square root of 144", "sqrt of 2025?"),
+        ("qual è il massimo tra 4, 19 e 7?", "dimmi il più grande fra 33, 12 e 58"),
+        ("rinomina foto1.jpg in mare.jpg", "cambia il nome di cv.pdf in cv_2024.pdf"),
+        ("read 20 lines of data.csv starting at line 100", "leggi 10 righe di a.csv partendo dalla riga 9"),
     ],
 )
 def test_more_paraphrases_share_one_key(learned, paraphrase):

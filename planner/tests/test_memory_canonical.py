@@ -52,6 +52,10 @@ def recall(workspace, text):
         ("quanti file markdown ho?", [("find_files", {"pattern": "*.md"})], "contami i pdf", {"pattern": "*.pdf"}),
         ("what is 17 * 23?", [("compute", {"expression": "17 * 23"})], "what's the product of 6 and 7?",
          {"expression": "6 * 7"}),
+        # a number that is also a slot's index ("2" of number_2) binds once, and a city is its zone
+        ("2 to the power of 10", [("compute", {"expression": "2 ** 10"})], "3^5", {"expression": "3 ** 5"}),
+        ("che ore sono a Roma?", [("get_time", {"tz": "Europe/Rome"})], "what time is it in New York?",
+         {"tz": "America/New_York"}),
     ],
 )  # fmt: skip
 def test_a_paraphrase_is_served_at_stage_one_without_an_embedding(workspace, learned, steps, paraphrase, args):

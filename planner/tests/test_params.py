@@ -3,6 +3,7 @@
 import pytest
 
 from planner import params as P
+from planner.canonical import EXTRA_TYPES
 
 
 def test_values_are_typed_and_masked_in_order(workspace):
@@ -104,3 +105,11 @@ def test_positions_are_trusted_across_wordings_only_inside_one_argument():
     }
     assert P.order_safe(listed, {"number": 2})
     assert not P.order_safe(moved, {"path": 2})
+
+
+def test_a_value_is_never_bound_inside_a_slot_already_put_in():
+    """ "2 ** 10": once 10 is ${PARAM:number_2}, the 2 in that name is not the request's 2."""
+    extraction = P.extract("2 ** 10", extra=EXTRA_TYPES)
+    plan, slots = P.parametrize({"steps": [{"tool": "compute", "args": {"expression": "2 ** 10"}}]}, extraction)
+    assert plan["steps"][0]["args"]["expression"] == "${PARAM:number_1} ${PARAM:op_1} ${PARAM:number_2}"
+    assert set(slots) == {"number_1", "number_2", "op_1"}
