@@ -16,7 +16,8 @@ each case empties the memory tables, so two benches must not share one).
 `class` (paraphrase_verb, modifier_near_miss, …; the first round's have none: "round1"). A case
 from the held-out half is never printed, whatever the flags: only the totals say how it went.
 
-Last line: one JSON object with cases, hit_rate, false_reuse_rate, arg_accuracy,
+Last line: one JSON object with cases, hit_rate, false_reuse_rate (and false_reuse_own_expression:
+those served a computation of the probe's own expression, an operator being a slot), arg_accuracy,
 stage1_p50_ms, stage2_p50_ms, lookup_p95_ms, and by_class (the same rates per class); also
 invalid_plans, the expected hits whose learned plan the validator rejects on its own (its shape:
 E+ (F|A)?, planner.validator), which memory can never serve, and hit_rate_valid_plans without them."""
@@ -99,6 +100,17 @@ def args_match(plan, expect: dict) -> bool:
     return True
 
 
+def own_expression(plan, probe: str) -> bool:
+    """Whether a served plan is one computation of exactly the expression the probe writes out
+    (as planner.canonical spells it: "9 times 2" is "9 * 2")."""
+    from planner import canonical
+
+    if len(plan.steps) != 1 or plan.steps[0].tool != "compute":
+        return False
+    expression = str(plan.steps[0].args.get("expression", "")).replace(" ", "")
+    return bool(expression) and expression in canonical.of(probe).text.replace(" ", "")
+
+
 def load_cases(files: str, split: str) -> list[dict]:
     cases = []
     for name in files.split(","):
@@ -164,7 +176,7 @@ def main() -> None:
     model()  # loaded once, outside the timings
     owner = 1
     hits_expected = hits_ok = misses_expected = false_reuse = args_checked = args_ok = 0
-    invalid = invalid_hits = 0
+    invalid = invalid_hits = false_reuse_own = 0
     stage1, stage2, lookups = [], [], []
     by_class: dict[str, list] = {}
     for number, case in enumerate(cases, 1):
@@ -206,7 +218,9 @@ def main() -> None:
         else:
             misses_expected += 1
             false_reuse += hit
-            verdict = "FALSE REUSE" if hit else "ok"
+            own = hit and own_expression(recall.plan, case["probe"])
+            false_reuse_own += own
+            verdict = ("FALSE REUSE (the probe's own expression)" if own else "FALSE REUSE") if hit else "ok"
         checked_args = None
         if case["expect"] == "hit" and hit and case.get("expect_args"):
             checked_args = verdict == "ok"
@@ -224,6 +238,9 @@ def main() -> None:
                 "expected_misses": misses_expected,
                 "hit_rate": round(hits_ok / hits_expected, 4) if hits_expected else None,
                 "false_reuse_rate": round(false_reuse / misses_expected, 4) if misses_expected else None,
+                # of the false reuses, those whose served plan computes the probe's own expression: an
+                # operator is a slot, so "9 times 2" served by the plan of "9 to the power of 2" computes 9 * 2
+                "false_reuse_own_expression": false_reuse_own,
                 "arg_accuracy": round(args_ok / args_checked, 4) if args_checked else None,
                 "invalid_plans": invalid,
                 "hit_rate_valid_plans": round((hits_ok - invalid_hits) / (hits_expected - invalid), 4)

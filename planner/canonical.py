@@ -40,13 +40,30 @@ from planner.text import STOPWORDS, fold, stems
 
 ROOT = "r:root"  # a phrase naming the workspace root; dropped once it has typed the verb
 
-# The two value types only plan memory extracts (planner.params.extract's `extra`).
+# The value types only plan memory extracts (planner.params.extract's `extra`): a folder named by a
+# bare word, a schedule, an operator.
 _CLOCK = r"\d{1,2}(?::\d{2})?(?:\s?[ap]\.?m\.?)?"
 _UNITS = (
     r"(?:\d+ )?(?:minutes|hours|days|weeks|months|years)|minute|hour|day|weekday|week|month|year|morning|evening"
     r"|night|afternoon|monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 )
+# A folder named by a bare word beside its noun: "in the src folder", «nella cartella config»,
+# "a folder called logs". A path, so that a plan for one folder serves another.
+_NOT_A_NAME = (
+    r"(?!(?:a|an|the|my|new|same|other|root|current|whole|entire|parent|main|top|first|last|next|previous|"
+    r"empty|old|that|this|these|those|workspace|home|called|named|chiamata|di|del|della|in|on|to|and|e|for|"
+    r"per|with|con|che|where|dove|please|una|la|nuova|stessa|altra|principale|vuota|questa|quella|"
+    r"folder|folders|directory|cartella|cartelle)\b)"
+)
+_FOLDER_NAME = re.compile(
+    r"(?:(?<=\bfolder )|(?<=\bdirectory )|(?<=\bcartella )|(?<=\bfolder called )|(?<=\bfolder named )|"
+    r"(?<=\bcartella chiamata )|(?<=\bcartella di nome )|(?<=\bdirectory called )|(?<=\bdirectory named ))"
+    rf"{_NOT_A_NAME}[A-Za-z0-9_][\w.-]*(?![\w/])(?<!\.)|"
+    rf"(?:(?<=\bthe )|(?<=\bmy )|(?<=\byour ))(?!the\b){_NOT_A_NAME}[A-Za-z0-9_][\w.-]*(?= (?:folder|directory)\b)",
+    re.IGNORECASE,
+)
 EXTRA_TYPES = (
+    ("path", _FOLDER_NAME, "path"),
     ("schedule", re.compile(rf"\bevery (?:{_UNITS})\b(?: at {_CLOCK}(?![\w:]))?"), "datetime"),
     ("op", re.compile(r"(?<=[\d)]\s)(\*\*|[-+*/%^])(?=\s[-\d(])|(?<=[\d)])(\*\*|[-+*/%^])(?=[-\d(])"), "number"),
 )

@@ -16,7 +16,9 @@ _ACTIONS = whole(
     r"do the same|fai lo stesso|fallo|falla|same thing|the same|stessa cosa|lo stesso|"
     r"summari[sz]e|translate|riassumi|riassumimi|traduci|traducimi|leggimi|aprimi|mostrami|fammi vedere|"
     r"duplicate|duplica|fai partire|avvia|start|appunta|appuntami|annotami|segnami|count|conta|"
-    r"search(?: for)?|look for|cerca|go to|vai su|visit|visita|fetch"
+    r"search(?: for)?|look for|cerca|go to|vai su|visit|visita|fetch|"
+    r"print|share|forward|upload|download|compress|zip|unzip|convert|sort|archive|attach|publish|update|"
+    r"stampa|condividi|inoltra|carica|scarica|comprimi|zippa|converti|ordina|archivia|allega|pubblica|aggiorna"
 )
 _MISSING_OBJECT = whole(
     r"it|that|this|them|those|these|the file|that file|this file|the document|the folder|the other one|"
@@ -34,7 +36,9 @@ _CLITIC_ACTION = re.compile(
     r"^(?:(?:same|the same) as before|come prima|stessa cosa (?:di|come) prima)\b|"
     r"\b(?:righe|parole|caratteri)\b.{0,20}\bne ha\b|"
     r"^(?:(?:e|ora|adesso|poi|e poi|ok|allora|bene|perfetto)[\s,]+)*"
-    r"(?:leggi|apri|mostra|cancella|elimina|rimuovi|salva|scrivi|sposta|rinomina|esegui|lancia|copia|invia|modifica|aggiungi|manda|fal|riassumi|traduci)"
+    r"(?:leggi|apri|mostra|cancella|elimina|rimuovi|salva|scrivi|sposta|rinomina|esegui|lancia|copia|invia|"
+    r"modifica|aggiungi|manda|fal|riassumi|traduci|stampa|condividi|inoltra|rileggi|riapri|aggiorna|chiudi|"
+    r"scarica|carica|comprimi|zippa|converti|ordina|duplica|butta|archivia|correggi|allega|spedisci|pubblica)"
     r"(?:lo|la|li|le|melo|mela|ne)\b|"
     # "sposta tutto nell'altra cartella": everything of something nobody named.
     r"^(?:(?:e|ora|adesso|poi|ok|allora)[\s,]+)*(?:sposta|copia|cancella|elimina|move|copy|delete|remove) "

@@ -145,6 +145,12 @@ def test_other_requests_do_not(learned, other):
         ("qual è il massimo tra 4, 19 e 7?", "dimmi il più grande fra 33, 12 e 58"),
         ("rinomina foto1.jpg in mare.jpg", "cambia il nome di cv.pdf in cv_2024.pdf"),
         ("read 20 lines of data.csv starting at line 100", "leggi 10 righe di a.csv partendo dalla riga 9"),
+        ("raise 5 to the 3rd power", "what's 4 to the power of 6?"),
+        ("what's 6 to the power of 3?", "quanto fa 5 elevato alla terza?"),
+        ("run `npm test`", "execute `make build` in the shell please"),
+        # a folder named by a bare word beside its noun is a value
+        ("list the files in the docs folder", "what's in the folder notes?"),
+        ("cerca 'password' nella cartella config", "search for 'token' in the src folder"),
     ],
 )
 def test_more_paraphrases_share_one_key(learned, paraphrase):
