@@ -12,22 +12,18 @@ from functools import lru_cache
 from pathlib import Path
 from zoneinfo import available_timezones
 
-from planner import object_kinds
+from planner import object_kinds, terms
 from planner import params as P
 from planner.expressions import OPERATIONS, AmbiguousExpression, expression
 from planner.text import fold, stems, words
 
 _APPEND = re.compile(r"\b(?:append|add|aggiungi|appendi|accoda)\b")
 _HEAD, _TAIL = "head_lines", "tail_lines"
-_LINES = (  # (pattern, which end; a group "n" is the count, else one line)
-    (r"\b(?:first|top|initial)\s+(?P<n>\d+)\s+lines?\b", _HEAD),
-    (r"\b(?:last|bottom|final)\s+(?P<n>\d+)\s+lines?\b", _TAIL),
-    (r"\b(?:first|top)\s+line\b", _HEAD),
-    (r"\b(?:last|bottom|final)\s+line\b", _TAIL),
-    (r"\b(?:prim[eia])\s+(?P<n>\d+)\s+righe\b|\b(?P<m>\d+)\s+prime\s+righe\b", _HEAD),
-    (r"\b(?:ultim[eia])\s+(?P<n>\d+)\s+righe\b|\b(?P<m>\d+)\s+ultime\s+righe\b", _TAIL),
-    (r"\bprima\s+riga\b", _HEAD),
-    (r"\bultima\s+riga\b", _TAIL),
+_LINES = (  # (pattern, which end; a group "n" or "m" is the count, else one line)
+    (r"\b(?:first|top|initial)\s+(?P<n>\d+)\s+lines?\b|\b(?:first|top)\s+line\b", _HEAD),
+    (r"\b(?:last|bottom|final)\s+(?P<n>\d+)\s+lines?\b|\b(?:last|bottom|final)\s+line\b", _TAIL),
+    (r"\b(?:prim[eia])\s+(?P<n>\d+)\s+righe\b|\b(?P<m>\d+)\s+prime\s+righe\b|\bprima\s+riga\b", _HEAD),
+    (r"\b(?:ultim[eia])\s+(?P<n>\d+)\s+righe\b|\b(?P<m>\d+)\s+ultime\s+righe\b|\bultima\s+riga\b", _TAIL),
 )
 _SOME_LINES = re.compile(
     r"\b(?:first|last|top|bottom|initial|final|prim[eia]|primi|ultim[eia]|ultimi)\s+(?:\w+\s+)?(?:lines?|righe|riga)\b"
@@ -45,6 +41,7 @@ _KNOWN_WORDS = (
     + " under inside within sotto dentro called named chiamata chiamato nome"
     + " fammi vedere mostrami cosa c'e inside contents"
     + " two three four five due tre quattro cinque folders directories cartelle"
+    + " name names nomi scritto scritta also too anche ancora still word parola"
 )  # fmt: skip
 _KNOWN_STEMS = frozenset(min(stems(w)) for w in words(_KNOWN_WORDS)) | {"c'e"}
 
@@ -71,6 +68,8 @@ class Request:
     named: tuple[tuple[str, str], ...] = ()
     # The name a new folder is given ("a folder called reports", «una cartella chiamata fatture»).
     fresh: tuple[str, ...] = ()
+    # A bare word to search for: "cerca Giulia in contatti.txt", «quali file hanno scritto bozza?».
+    term: str | None = None
 
     @property
     def unexplained(self) -> set[str]:
@@ -80,6 +79,7 @@ class Request:
         masked = re.sub(r"'(?:s|re|ll|d|m|ve)\b", " ", self.masked)
         tokens = {t for t in P.signature(masked) if ":" not in t and not t.startswith("<") and t != "not"}
         spoken = [w for d in self.derived for w in words(d.phrase)] + [w for w, _ in self.named] + list(self.fresh)
+        spoken += [fold(self.term)] if self.term else []
         return tokens - _KNOWN_STEMS - {min(stems(w)) for w in spoken if stems(w)}
 
     @property
@@ -89,6 +89,7 @@ class Request:
             | {f"derived:{i}" for i in range(len(self.derived))}
             | {f"named:{w}" for w, _ in self.named}
             | {f"fresh:{w}" for w in self.fresh}
+            | ({f"term:{self.term}"} if self.term else set())
         )
 
     def of(self, kind: str) -> list[P.Value]:
@@ -165,9 +166,10 @@ def request_of(text: str, workspace: Path | None) -> Request:
         for word, _ in plain_words:
             if len(word) > 1 and word not in fresh and _entry(workspace, word):
                 named.append((word, _entry(workspace, word)))
-    return Request(
-        unquoted, fold(unquoted), found.values, derived, workspace, found.masked, tuple(dict.fromkeys(named)), fresh
-    )
+    term = terms.bare_term(text, spans)
+    named = [(w, kind) for w, kind in named if w != (term or "").lower()]
+    named_ = tuple(dict.fromkeys(named))
+    return Request(unquoted, fold(unquoted), found.values, derived, workspace, found.masked, named_, fresh, term)
 
 
 # "a folder called reports", «una cartella chiamata fatture», «crea la cartella diario».
@@ -222,8 +224,21 @@ def _append(req: Request) -> Option | None:
 
 
 def _pattern(req: Request) -> Option | None:
-    """What to search for: a quoted text or one identifier (`TODO`, `user_id`)."""
-    return _one([Option(v.text, frozenset({v.name})) for v in req.values if v.type in ("quoted", "identifier")])
+    """What to search for: a quoted text, one identifier (`TODO`, `user_id`) or a bare word after
+    a search verb; never for files found by their names."""
+    if terms.BY_NAME.search(req.folded):
+        return None
+    options = [Option(v.text, frozenset({v.name})) for v in req.values if v.type in ("quoted", "identifier")]
+    options += [Option(re.escape(req.term), frozenset({f"term:{req.term}"}))] if req.term else []
+    return _one(options)
+
+
+def _name_glob(req: Request) -> Option | None:
+    """A glob written out or given in words, or, for files found by their names, *name*."""
+    globs = req.of_format("glob")
+    if globs or not terms.BY_NAME.search(req.folded):
+        return _one(globs)
+    return _one([Option(f"*{v.text}*", frozenset({v.name})) for v in req.values if v.type in ("quoted", "identifier")])
 
 
 def _time_zone(req: Request) -> Option | None:
@@ -282,11 +297,28 @@ def _recursive(req: Request) -> Option | None:
     return Option(True, frozenset()) if _RECURSIVE.search(req.folded) else None
 
 
+# Right after a new folder's name, the folder it goes in: «una cartella gamma dentro progetti».
+_INSIDE = r"\s+(?:inside|in|within|under|into|dentro|sotto|nella)\s+(?:the |la |il )?(?:folder |cartella )?([\w./-]+)"
+
+
+def _nested(req: Request, name: str) -> Option:
+    inside = re.search(rf"\b{re.escape(name)}{_INSIDE}", req.folded)
+    word = inside.group(1).rstrip("/") if inside else ""
+    use = next((f"named:{w}" for w, kind in req.named if kind == "dir" and w == word), None) or next(
+        (v.name for v in req.of("path") if v.text.rstrip("/") == word), None
+    )
+    fresh = frozenset({f"fresh:{name}"})
+    return Option([f"{word}/{name}"], fresh | {use}) if use else Option([name], fresh)
+
+
 def _new_folders(req: Request) -> Option | None:
-    """The folders to make: paths ending in "/", the name after "folder"/«cartella», or the names
-    listed after "folders"/«cartelle» ("create two folders: src and tests")."""
-    options = [Option([p.text], frozenset({p.name})) for p in req.of("path") if p.text.endswith("/")]
-    options += [Option([name], frozenset({f"fresh:{name}"})) for name in req.fresh]
+    """The folders to make: paths ending in "/", the name after "folder"/«cartella» (inside the
+    folder named after it), or the names listed after "folders"/«cartelle» ("create two folders:
+    src and tests")."""
+    options = [_nested(req, name) for name in req.fresh]
+    parents = {use for o in options for use in o.uses}
+    options += [Option([p.text], frozenset({p.name})) for p in req.of("path") if p.text.endswith("/")
+                and p.name not in parents]  # fmt: skip
     for value in req.values:
         before = req.folded[: value.start].rstrip()
         if value.type in ("identifier", "path", "quoted") and re.search(
@@ -344,6 +376,7 @@ _SPECIAL = {
     ("write_files", "content"): _content,
     ("write_files", "append"): _append,
     ("grep_files", "pattern"): _pattern,
+    ("find_files", "pattern"): _name_glob,
     ("get_time", "tz"): _time_zone,
 }
 # Arguments whose value is the tool's own object: enough evidence on their own, even where the

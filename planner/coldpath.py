@@ -128,7 +128,8 @@ def _unnamed(req: Request) -> str:
 
 # The words that give a new file's text: "create a.txt containing 'alpha'" creates, it does not search.
 _CONTENT_SAID = re.compile(
-    r"\b(?:containing|that contains|which contains|contenente|che contiene|con dentro|with the (?:text|content))\s*$",
+    r"\b(?:containing|that contains|which contains|contenente|che contiene|con dentro|with the (?:text|content)|"
+    r"con (?:su |dentro )?scritto|con il testo|che dice|that says|saying)\s*$",
     re.IGNORECASE,
 )
 

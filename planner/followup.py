@@ -74,7 +74,7 @@ def resolve(text: str, previous: dict, workspace=None) -> Resolved | None:
     folded = fold(text).strip()
     if len(folded.split()) > 14:
         return None  # a request of its own, however it starts
-    for attempt in (_more, _previous_answer, _ordinal, _pronoun, _append_here, _lines, _same_plan):
+    for attempt in (_more, _previous_answer, _ordinal, _pronoun, _there, _append_here, _lines, _same_plan):
         found = attempt(text, folded, previous, workspace)
         if found is not None:
             return found
@@ -86,17 +86,14 @@ _LEAD = r"^(?:(?:and|now|ok|okay|then|so|please|e|ora|adesso|poi|allora|quindi|p
 _SAVE_ANSWER = re.compile(
     _LEAD + r"(?:(?P<verb>save|write|put|store|copy|append|add|salva|scrivi|metti|copia|aggiungi|accoda)"
     r"(?:\s+(?:that|it|this|the answer|the result|the text|this answer|quello|questo|questa|la risposta|il risultato|"
-    r"il testo))?|(?P<clitic>salva|scrivi|metti|copia|aggiungi|accoda)(?:lo|la|li))"
+    r"il testo))?|(?P<clitic>salva|scrivi|metti|copia|aggiungi|accoda)(?:lo|la|li)|"
+    # "save a copy of it in b.md", «salvane una copia in b.md», «fanne una copia in b.md»
+    r"(?:save|make|salvane|fanne|creane|salva|fai|crea) (?:a|una) (?:copy|copia)(?: of (?:it|that|this))?)"
     r"\s+(?:(?:to|in|into|as|on|at the end of|at the bottom of|in fondo a|nel|nella|nello|in|su|come|a)\s+)?"
     r"(?:the file\s+|il file\s+|file\s+)?(?P<path>\S+?)\s*[.!?]*$"
 )
 _APPEND = whole(r"append|add|aggiungi|accoda|at the end of|at the bottom of|in fondo a")
-_ORDINALS = {
-    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
-    "ninth": 9, "tenth": 10, "primo": 1, "prima": 1, "secondo": 2, "seconda": 2, "terzo": 3, "terza": 3,
-    "quarto": 4, "quarta": 4, "quinto": 5, "quinta": 5, "sesto": 6, "sesta": 6, "settimo": 7, "settima": 7,
-    "ottavo": 8, "ottava": 8, "nono": 9, "nona": 9, "decimo": 10, "decima": 10,
-}  # fmt: skip
+_ORDINALS = spelled.ORDINALS
 _LAST = ("last", "ultimo", "ultima")
 _ORDINAL = re.compile(
     _LEAD + r"(?P<verb>open|read|show(?: me)?|display|cat|delete|remove|erase|apri|aprimi|leggi|leggimi|mostra|"
@@ -146,12 +143,8 @@ def _more(text: str, folded: str, previous: dict, workspace) -> Resolved | None:
     if not read or len(args.get("paths") or []) != 1:
         return None  # the whole file was read, or its tail: there is no rest
     start = int(args.get("offset") or 1) + int(read)
-    plan = _plan([("read_files", {"paths": args["paths"], "offset": start})])
-    return (
-        Resolved("more", plan, f"read {args['paths'][0]} from line {start}", "the rest of the last file read")
-        if plan
-        else None
-    )
+    plan, request = _plan([("read_files", {"paths": args["paths"], "offset": start})]), f"read {args['paths'][0]}"
+    return Resolved("more", plan, f"{request} from line {start}", "the rest of the last file read") if plan else None
 
 
 def _previous_answer(text: str, folded: str, previous: dict, workspace) -> Resolved | None:
@@ -217,6 +210,28 @@ def _pronoun(text: str, folded: str, previous: dict, workspace) -> Resolved | No
         )
     verb = match.group("verb") or match.group("clitic")
     return _act_on(verb, named, "pronoun", f"the last file named: {named[0]}")
+
+
+# "cancella il leggimi.txt da lì", "open notes.md in there": a file in the folder the last turn was about.
+_THERE = re.compile(
+    _LEAD + r"(?P<verb>open|read|show(?: me)?|delete|remove|apri|aprimi|leggi|leggimi|mostra|mostrami|cancella|"
+    r"elimina|rimuovi)\s+(?:the\s+|il\s+|la\s+|lo\s+|l')?(?:file\s+)?(?P<name>[\w-]+\.\w+)\s+"
+    r"(?:from there|in there|there|da li|di li|li dentro|la dentro|da la)\s*[.!?]*$"
+)
+
+
+def _there(text: str, folded: str, previous: dict, workspace) -> Resolved | None:
+    match = _THERE.match(folded)
+    if match is None or workspace is None:
+        return None
+    steps = (previous.get("plan") or {}).get("steps") or []
+    folders = {p.rstrip("/") for step in steps for p in _paths_of(step.get("args") or {}) if "." not in p}
+    folders |= {p.rsplit("/", 1)[0] for p in previous.get("listing") or [] if "/" in p}
+    name = next((v.text for v in P.extract(text).values if fold(v.text) == match.group("name")), None)
+    found = [f"{f}/{name}" for f in sorted(folders) if name and (workspace / f / name).is_file()]
+    if len(found) != 1:
+        return None
+    return _act_on(match.group("verb"), found, "pronoun", f"{name} in the folder the last turn was about")
 
 
 def _act_on(verb: str, paths: list[str], kind: str, evidence: str) -> Resolved | None:

@@ -43,6 +43,15 @@ def _unaccented(text: str) -> str:
 # --- numbers ----------------------------------------------------------------------------------
 
 
+# Ordinals in words, English and Italian: "open the second one", «apri il terzo».
+ORDINALS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
+    "ninth": 9, "tenth": 10, "primo": 1, "prima": 1, "secondo": 2, "seconda": 2, "terzo": 3, "terza": 3,
+    "quarto": 4, "quarta": 4, "quinto": 5, "quinta": 5, "sesto": 6, "sesta": 6, "settimo": 7, "settima": 7,
+    "ottavo": 8, "ottava": 8, "nono": 9, "nona": 9, "decimo": 10, "decima": 10,
+}  # fmt: skip
+
+
 @lru_cache(maxsize=1)
 def _numbers() -> tuple[dict[str, int], dict[str, int], dict[str, int], frozenset[str], frozenset[str]]:
     """(English words, Italian simple words, whole phrases, ambiguous words, articles)."""

@@ -79,8 +79,18 @@ def cold(cat, workspace):
         ),
         ("create a.txt containing 'alpha'", [("write_files", {"path": "a.txt", "content": "alpha"})]),
         ("crea note.md che contiene 'ciao'", [("write_files", {"path": "note.md", "content": "ciao"})]),
+        ("crea scuola/compiti.txt con scritto \"pag. 45\"", [("write_files", {"path": "scuola/compiti.txt",
+                                                                             "content": "pag. 45"})]),
+        # files found by their names, and a bare word searched for
+        ("trovami tutti i file che hanno 'report' nel nome", [("find_files", {"pattern": "*report*"})]),
+        ("find files with 'invoice' in the name", [("find_files", {"pattern": "*invoice*"})]),
+        ("cerca Giulia in data.txt", [("grep_files", {"pattern": "Giulia", "path": "data.txt"})]),
+        ("which files mention Rossi?", [("grep_files", {"pattern": "Rossi"})]),
+        # a new folder inside the folder named after it
+        ("creami anche una cartella gamma dentro notes", [("make_dirs", {"paths": ["notes/gamma"]})]),
+        ("create a folder logs inside src/", [("make_dirs", {"paths": ["src/logs"]})]),
     ],
-)
+)  # fmt: skip
 def test_a_fully_typed_request_gets_its_one_step_plan(cold, text, steps):
     assert cold(text) == steps
 

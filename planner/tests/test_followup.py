@@ -35,6 +35,10 @@ FOUND_MD = ran("find the markdown files", [("find_files", {"pattern": "*.md"})])
          "now save that to b.md"),
         ("salvalo in copia.txt", READ_A, "previous_answer",
          [("write_files", {"path": "copia.txt", "content": "buy milk"})], "salvalo in copia.txt"),
+        ("salvane una copia in copia/a.txt", READ_A, "previous_answer",
+         [("write_files", {"path": "copia/a.txt", "content": "buy milk"})], "salvane una copia in copia/a.txt"),
+        ("save a copy of it in backup/a.md", READ_A, "previous_answer",
+         [("write_files", {"path": "backup/a.md", "content": "buy milk"})], "save a copy of it in backup/a.md"),
         ("append it to log.md", READ_A, "previous_answer",
          [("write_files", {"path": "log.md", "content": "buy milk", "append": True})], "append it to log.md"),
         ("open the second one", LISTED, "ordinal", [("read_files", {"paths": ["notes/b.md"]})], "read notes/b.md"),
@@ -139,3 +143,12 @@ def test_a_pronoun_after_a_chat_turn_is_not_certain_but_an_ordinal_may_count_in_
     read_after_listing = {**READ_A, "earlier_listing": LISTED["listing"]}
     found = followup.resolve("open the second one", read_after_listing)
     assert [(s.tool, s.args) for s in found.plan.steps] == [("read_files", {"paths": ["notes/b.md"]})]
+
+
+def test_a_file_from_there_is_in_the_folder_the_last_turn_was_about(workspace):
+    """«cancella il leggimi.txt da lì» after a turn on notes/: notes/leggimi.txt, when it is there."""
+    (workspace / "notes" / "leggimi.txt").write_text("x")
+    found = ran("quanti file md ci sono in notes?", [("find_files", {"pattern": "*.md", "path": "notes"})])
+    resolved = followup.resolve("cancella il leggimi.txt da lì", found, workspace)
+    assert [(s.tool, s.args) for s in resolved.plan.steps] == [("delete_files", {"paths": ["notes/leggimi.txt"]})]
+    assert followup.resolve("open missing.txt from there", found, workspace) is None

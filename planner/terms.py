@@ -1,0 +1,36 @@
+"""Words a request searches for that are not typed values: a bare word after a search verb
+("cerca Giulia in contatti.txt") or after what files contain («quali file hanno scritto bozza?»),
+and files found by their names ("the files with 'report' in the name"). Read by the cold path
+(planner.cold_args)."""
+
+from __future__ import annotations
+
+import re
+
+from planner.text import fold
+
+# Files found by their names: "the files with 'report' in the name", «che hanno 'fattura' nel nome».
+BY_NAME = re.compile(r"\b(?:in|nel|nei) (?:the |their |its |loro |il )?(?:names?|nome|nomi)\b|\bwhose names?\b")
+
+
+def bare_term(text: str, spans: list[tuple[int, int]]) -> str | None:
+    """The bare word the request searches for, as written, or None; `spans`: where its typed
+    values are (a quoted text or an identifier is a term already)."""
+    for match in _TERM.finditer(text):
+        group = "term" if match.group("term") else "last"
+        word = match.group(group)
+        if fold(word) not in _NOT_TERMS and not any(start <= match.start(group) < end for start, end in spans):
+            return word
+    return None
+
+
+_NOT_TERMS = frozenset("it that this them something files file questo quello qualcosa tutto everything".split())
+# A bare word to search for: after a search verb and before where ("cerca Giulia in contatti.txt"),
+# or last, after what files contain («quali file in capitoli hanno ancora scritto bozza?»).
+_TERM = re.compile(
+    r"\b(?:cerca|cercami|search for|look for|grep)\s+(?:(?:la parola|the word)\s+)?(?P<term>[^\W\d_][\w-]*)\s+"
+    r"(?:in|nel|nella|nei|nelle|dentro|inside)\s|"
+    r"\b(?:contain|contains|mention|mentions|contengono|contiene|menzionano|(?:hanno|ha|c'[eè]) (?:ancora )?scritto)\s+"
+    r"(?:(?:la parola|the word)\s+)?(?P<last>[^\W\d_][\w-]*)\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
