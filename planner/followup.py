@@ -19,10 +19,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from planner import answers, object_kinds, spelled
+from planner import answers, object_kinds, spelled, where
 from planner import params as P
 from planner.plan import Plan, PlanError, parse
 from planner.text import fold, whole
+from planner.where import LEAD as _LEAD
+from planner.where import paths_of as _paths_of
 
 LISTING_TOOLS = ("list_files", "find_files", "grep_files")
 MAX_LISTING = 200
@@ -61,12 +63,6 @@ def facts(plan: Plan, results: dict[int, dict], kept: list[str] = ()) -> dict:
     }
 
 
-def _paths_of(args: dict) -> list[str]:
-    found = [args["path"]] if isinstance(args.get("path"), str) else []
-    found += [p for p in args.get("paths") or [] if isinstance(p, str)]
-    return found
-
-
 def resolve(text: str, previous: dict, workspace=None) -> Resolved | None:
     """The follow-up this message is, with its plan; None when it is not one, or not for sure."""
     if not previous:
@@ -74,14 +70,13 @@ def resolve(text: str, previous: dict, workspace=None) -> Resolved | None:
     folded = fold(text).strip()
     if len(folded.split()) > 14:
         return None  # a request of its own, however it starts
-    for attempt in (_more, _previous_answer, _ordinal, _pronoun, _there, _append_here, _lines, _same_plan):
+    for attempt in (_more, _previous_answer, _ordinal, _pronoun, _where, _append_here, _lines, _same_plan):
         found = attempt(text, folded, previous, workspace)
         if found is not None:
             return found
     return None
 
 
-_LEAD = r"^(?:(?:and|now|ok|okay|then|so|please|e|ora|adesso|poi|allora|quindi|per favore)[,]?\s+)*"
 # "save that to b.md", «salvalo in b.md», "put it in out.txt", "append it to log.md".
 _SAVE_ANSWER = re.compile(
     _LEAD + r"(?:(?P<verb>save|write|put|store|copy|append|add|salva|scrivi|metti|copia|aggiungi|accoda)"
@@ -212,26 +207,14 @@ def _pronoun(text: str, folded: str, previous: dict, workspace) -> Resolved | No
     return _act_on(verb, named, "pronoun", f"the last file named: {named[0]}")
 
 
-# "cancella il leggimi.txt da lì", "open notes.md in there": a file in the folder the last turn was about.
-_THERE = re.compile(
-    _LEAD + r"(?P<verb>open|read|show(?: me)?|delete|remove|apri|aprimi|leggi|leggimi|mostra|mostrami|cancella|"
-    r"elimina|rimuovi)\s+(?:the\s+|il\s+|la\s+|lo\s+|l')?(?:file\s+)?(?P<name>[\w-]+\.\w+)\s+"
-    r"(?:from there|in there|there|da li|di li|li dentro|la dentro|da la)\s*[.!?]*$"
-)
-
-
-def _there(text: str, folded: str, previous: dict, workspace) -> Resolved | None:
-    match = _THERE.match(folded)
-    if match is None or workspace is None:
-        return None
-    steps = (previous.get("plan") or {}).get("steps") or []
-    folders = {p.rstrip("/") for step in steps for p in _paths_of(step.get("args") or {}) if "." not in p}
-    folders |= {p.rsplit("/", 1)[0] for p in previous.get("listing") or [] if "/" in p}
-    name = next((v.text for v in P.extract(text).values if fold(v.text) == match.group("name")), None)
-    found = [f"{f}/{name}" for f in sorted(folders) if name and (workspace / f / name).is_file()]
-    if len(found) != 1:
-        return None
-    return _act_on(match.group("verb"), found, "pronoun", f"{name} in the folder the last turn was about")
+def _where(text: str, folded: str, previous: dict, workspace) -> Resolved | None:
+    """A file named by where the last turn was: «cancella il leggimi.txt da lì» (planner.where)."""
+    if found := where.there(text, folded, previous, workspace) or where.described(folded, previous):
+        return _act_on(found[0], [found[1]], "pronoun", f"{found[1]}: named by where the last turn was")
+    if found := where.into_folder(text, folded, previous, workspace):
+        plan, request = _plan([("write_files", {"path": found[0], "content": found[1]})]), f"write {found[0]}"
+        return Resolved("pronoun", plan, request, f"{found[0]}: in the folder the last turn made") if plan else None
+    return None
 
 
 def _act_on(verb: str, paths: list[str], kind: str, evidence: str) -> Resolved | None:

@@ -152,3 +152,26 @@ def test_a_file_from_there_is_in_the_folder_the_last_turn_was_about(workspace):
     resolved = followup.resolve("cancella il leggimi.txt da lì", found, workspace)
     assert [(s.tool, s.args) for s in resolved.plan.steps] == [("delete_files", {"paths": ["notes/leggimi.txt"]})]
     assert followup.resolve("open missing.txt from there", found, workspace) is None
+
+
+def test_a_new_file_put_in_it_goes_in_the_folder_the_last_turn_made(workspace):
+    """«e mettici un readme.md con scritto "# Gamma"» after making notes/gamma."""
+    (workspace / "notes" / "gamma").mkdir()
+    made = ran("crea la cartella notes/gamma", [("make_dirs", {"paths": ["notes/gamma"]})])
+    resolved = followup.resolve('e mettici un readme.md con scritto "# Gamma"', made, workspace)
+    assert [(s.tool, s.args) for s in resolved.plan.steps] == [
+        ("write_files", {"path": "notes/gamma/readme.md", "content": "# Gamma"})
+    ]
+    english = followup.resolve("and put a notes.md in it with 'x'", made, workspace)
+    assert english.request == "write notes/gamma/notes.md"
+    assert followup.resolve("e mettici un readme.md", made, workspace) is None  # nothing said to write: not certain
+
+
+def test_the_one_about_a_word_is_the_entry_whose_name_holds_it():
+    found = ran("find the reports", [("find_files", {"pattern": "*report*"})],
+                results={1: {"entries": [{"path": "casa/report_condominio.txt", "type": "file"},
+                                         {"path": "report_q1.txt", "type": "file"}]}})  # fmt: skip
+    resolved = followup.resolve("apri quello del condominio", found)
+    steps = [(s.tool, s.args) for s in resolved.plan.steps]
+    assert steps == [("read_files", {"paths": ["casa/report_condominio.txt"]})]
+    assert followup.resolve("open the one about reports", found) is None  # in no name, or in two: not certain
