@@ -20,11 +20,13 @@ a proposed one."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from planner import canonical
 from planner.catalog import Executor
-from planner.cold_args import OWN_OBJECT, Ambiguous, Request, bind_arg, request_of
+from planner.cold_args import OWN_OBJECT, bind_arg
+from planner.cold_request import Ambiguous, Request, request_of
 from planner.intent import Intent, extract, step_kinds
 from planner.plan import Plan, parse
 from planner.prefilter import OBJECT_NAMES
@@ -92,6 +94,9 @@ def plan_for(text: str, *, candidates: list[Executor], workspace: Path | None) -
     if _NOT_AN_ORDER.search(req.folded) or req.unexplained:
         return None
     intent = extract(_unnamed(req))
+    if not intent.verbs:  # "what's in tests?": a phrase the canonical form knows (planner/canonical.yaml)
+        asked = tuple(dict.fromkeys(t[2:] for t in canonical.of(text, workspace).tokens if t.startswith("v:")))
+        intent = replace(intent, verb=asked[0] if asked else None, verbs=asked)
     if len(step_kinds(intent.verbs)) > 1:  # "read a.md and save it to b.md": more than one step
         return None
     question = bool(_QUESTION.search(req.folded.strip()))

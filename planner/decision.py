@@ -204,7 +204,10 @@ def _file_tool(
         return "grep_files"
     if _BY_NAME.search(folded) and (first_verb is None or first_verb[0] != "write_files"):
         return "find_files"
-    folders = _FOLDER.search(folded) or any(v.type == "path" and v.text.endswith("/") for v in extraction.values)
+    folders = _FOLDER.search(folded) or any(
+        v.type == "path" and (v.text.endswith("/") or (workspace is not None and _is_dir(workspace, v.text)))
+        for v in extraction.values
+    )
     if first_verb is None and _CONTENTS.search(folded) and types & {"path", "ext"} and not folders:
         return "read_files"  # "the contents of .env.example": a file to read, whatever its name looks like
     if first_verb is not None:
@@ -247,6 +250,13 @@ _LINES = whole(r"lines?|righe|riga|words?|parole|characters|caratteri")
 
 def _named_earlier(name: str, earlier: frozenset[str]) -> bool:
     return bool(earlier) and (name in earlier or any(path.endswith(f"/{name}") for path in earlier))
+
+
+def _is_dir(workspace: Path, name: str) -> bool:
+    try:
+        return (workspace / name).is_dir()
+    except (OSError, ValueError):
+        return False
 
 
 def _exists(workspace: Path, name: str) -> bool:

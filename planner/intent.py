@@ -5,6 +5,7 @@ the fast tier (it never has to)."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 from core.ir import ChatRequest, Message, SystemPrompt
@@ -105,9 +106,13 @@ def _find(text: str, tokens: list[str], single: dict[str, str], phrases: list[tu
     return ordered
 
 
+# "again" is no verb: «cerca di nuovo TODO» searches, it does not create («nuovo»).
+_AGAIN = re.compile(r"\b(?:di nuovo|once again|da capo)\b")
+
+
 def extract(text: str) -> Intent:
-    folded = fold(text)
-    tokens = words(text)
+    folded = _AGAIN.sub(" ", fold(text))
+    tokens = words(folded)
     verbs = _find(folded, tokens, _VERB_STEMS, _VERB_PHRASES)
     objects = _find(folded, tokens, _OBJECT_STEMS, _OBJECT_PHRASES)
     keywords = tuple(dict.fromkeys(t for t in tokens if t not in STOPWORDS and len(t) > 1))

@@ -50,6 +50,9 @@ def _kinds() -> _Kinds:
     )
 
 
+_PLACE_AFTER = re.compile(r"\s+(?:in|inside|under|within|nel|nella|nello|nei|dentro|sotto)\s+(?!(?:it|there|here)\b)\w")
+
+
 def _whole(phrase: str, text: str) -> re.Match | None:
     return re.search(rf"(?<![\w.*]){re.escape(phrase)}(?![\w])", text)
 
@@ -69,7 +72,7 @@ def derived(text: str) -> list[Derived]:
             found.append((match.start(), Derived("glob", match.group(0), glob)))
     for phrase in kinds.root_phrases:
         match = _whole(phrase, folded)
-        if match:
+        if match and not _PLACE_AFTER.match(folded, match.end()):  # "my files in notes/": notes/
             found.append((match.start(), Derived("root", phrase, kinds.root)))
     seen: set[str] = set()
     ordered = []

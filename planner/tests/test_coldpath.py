@@ -89,6 +89,13 @@ def cold(cat, workspace):
         # a new folder inside the folder named after it
         ("creami anche una cartella gamma dentro notes", [("make_dirs", {"paths": ["notes/gamma"]})]),
         ("create a folder logs inside src/", [("make_dirs", {"paths": ["src/logs"]})]),
+        # several files into a folder; a folder asked about with no verb; "again" is no verb
+        ("sposta data.txt e notes/a.md dentro notes", [("move_files", {"paths": ["data.txt", "notes/a.md"],
+                                                                      "to": "notes"})]),
+        ("what's in notes?", [("list_files", {"path": "notes"})]),
+        ("cerca di nuovo TODO in notes", [("grep_files", {"pattern": "TODO", "path": "notes"})]),
+        ("what files do I have left?", [("list_files", {"path": "."})]),
+        ("what files do I have in notes/?", [("list_files", {"path": "notes/"})]),
     ],
 )  # fmt: skip
 def test_a_fully_typed_request_gets_its_one_step_plan(cold, text, steps):

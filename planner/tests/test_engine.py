@@ -132,11 +132,9 @@ def test_a_plan_that_asks_a_question_ends_as_ask_and_waits(planner_model, worksp
 
 def test_without_a_recognised_verb_the_fast_tier_names_the_intent_first(planner_model, workspace):
     planner_model.replies.append(completion('{"verb": "read", "object": "lines"}'))
-    planner_model.replies.append(
-        plan(("read_files", {"paths": ["notes/a.md"], "tail_lines": 2}), final="${step1.entries.0.content}")
-    )
+    # the request then types every argument: the cold path plans it, with no proposer call
     outcome, _ = turn(workspace, "notes/a.md, last 2 lines please")
-    assert (outcome.final_kind, outcome.text, outcome.model_calls) == ("answer", "line 3\nline 4", 2)
+    assert (outcome.final_kind, outcome.text, outcome.model_calls) == ("answer", "line 3\nline 4", 1)
     asked = planner_model.requests[0]["json"]["response_format"]["schema"]["properties"]["verb"]["enum"]
     assert "read" in asked and "none" in asked, "the verb comes from a closed list"
     assert outcome.trace["intent"]["verb"] == "read" and outcome.trace["intent_from_model"]["ok"]
