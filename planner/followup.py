@@ -176,7 +176,7 @@ def _ordinal(text: str, folded: str, previous: dict, workspace) -> Resolved | No
 # "rename it to launch.md", «rinominalo in lancio.md», "move it to archive/".
 _MOVE_IT = re.compile(
     _LEAD + r"(?:(?P<verb>rename|move)\s+(?:it|that|that file|the file)|(?P<clitic>rinomina|sposta)(?:lo|la))\s+"
-    r"(?:to|into|as|in|a|nella|nel|come)\s+(?P<to>\S+?)\s*[.!?]*$"
+    r"(?:to|into|as|in|a|nella|nel|come|dentro|inside|under|sotto)\s+(?P<to>\S+?)\s*[.!?]*$"
 )
 
 
@@ -198,11 +198,8 @@ def _pronoun(text: str, folded: str, previous: dict, workspace) -> Resolved | No
         if to and "/" not in to and "/" in named[0] and renamed:
             to = f"{named[0].rsplit('/', 1)[0]}/{to}"  # a new name, in the same folder
         plan = _plan([("move_files", {"paths": [named[0]], "to": to})]) if to and len(named) == 1 else None
-        return (
-            Resolved("pronoun", plan, f"rename {named[0]} to {to}", f"the last file named: {named[0]}")
-            if plan
-            else None
-        )
+        request = f"{'rename' if renamed else 'move'} {named[0]} to {to}"
+        return Resolved("pronoun", plan, request, f"the last file named: {named[0]}") if plan else None
     verb = match.group("verb") or match.group("clitic")
     return _act_on(verb, named, "pronoun", f"the last file named: {named[0]}")
 

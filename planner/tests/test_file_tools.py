@@ -184,6 +184,12 @@ def test_a_folder_needs_recursive_and_then_goes_with_everything_in_it(cat, kctx,
     assert not (workspace / "notes").exists() and kept.paths == {"notes/a.md", "notes/b.md"}
 
 
+def test_an_empty_folder_goes_without_recursive(cat, kctx, workspace):
+    (workspace / "empty").mkdir()
+    done = call(cat, kctx, "delete_files", paths=["empty"])
+    assert (done["deleted"], done["folders"]) == (["empty"], 1) and not (workspace / "empty").exists()
+
+
 @pytest.mark.parametrize(
     ("paths", "error_class"),
     [

@@ -131,7 +131,7 @@ def test_a_percent_re_bound_and_a_file_renamed_by_pronoun():
         ("move_files", {"paths": ["notes/a.md"], "to": "notes/launch-plan.md"})  # a new name, in its folder
     ]
     assert followup.resolve("rinominalo in b.md", READ_A).request == "rename notes/a.md to notes/b.md"
-    assert followup.resolve("move it to b.md", READ_A).request == "rename notes/a.md to b.md"
+    assert followup.resolve("move it to b.md", READ_A).request == "move notes/a.md to b.md"
 
 
 def test_a_pronoun_after_a_chat_turn_is_not_certain_but_an_ordinal_may_count_in_an_earlier_listing():
@@ -175,3 +175,8 @@ def test_the_one_about_a_word_is_the_entry_whose_name_holds_it():
     steps = [(s.tool, s.args) for s in resolved.plan.steps]
     assert steps == [("read_files", {"paths": ["casa/report_condominio.txt"]})]
     assert followup.resolve("open the one about reports", found) is None  # in no name, or in two: not certain
+
+
+def test_moved_by_pronoun_into_a_folder_the_workspace_has(workspace):
+    moved = followup.resolve("spostalo dentro notes", READ_A, workspace)
+    assert moved.request == "move notes/a.md to notes"

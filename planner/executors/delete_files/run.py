@@ -1,6 +1,7 @@
 """Delete files and folders from the workspace, keeping every deleted file for /undo first.
 
-A folder goes only with `recursive`, the workspace root never, and a symbolic link is removed as
+A folder with anything in it goes only with `recursive` (an empty one goes as it is), the
+workspace root never, and a symbolic link is removed as
 a link (its target stays). Every path is checked before the first one is deleted."""
 
 import shutil
@@ -19,7 +20,7 @@ def run(args: dict, ctx: ExecContext) -> dict:
             raise ExecutorError("forbidden", "the workspace itself cannot be deleted")
         if not path.exists() and not path.is_symlink():
             raise ExecutorError("not_found", f"no file or folder {user_path!r} in the workspace")
-        if _is_folder(path) and not args.get("recursive"):
+        if _is_folder(path) and not args.get("recursive") and any(path.iterdir()):  # an empty one just goes
             raise ExecutorError(
                 "invalid_args", f"{user_path!r} is a folder; set recursive to delete it and everything in it"
             )
