@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import re
 
-from planner.text import fold, language, whole
+from planner.canonical import _CLITICS
+from planner.intent import _VERB_STEMS
+from planner.text import fold, language, stems, whole
 
 # An action on something the request does not name: "delete the file", "leggilo", "save it".
 _ACTIONS = whole(
@@ -75,7 +77,12 @@ def missing_object(folded: str, *, inline: bool = False) -> bool:
         return False
     if _CLITIC_ACTION.search(folded):
         return True
+    first = _FIRST_WORD.match(folded)
+    if first and len(tokens) <= 4 and not inline and _acting(first.group(1), clitic=True):
+        return True  # «mandamelo», «stampali»: a verb of the lexicon with its object a pronoun
     action = _ACTIONS.search(folded)
+    if action is None and first and _acting(first.group(1)):  # "sort them", "convert it to pdf"
+        return bool(_MISSING_AFTER.match(folded[first.end() :]))
     if action is None or (inline and _TRANSFORM.fullmatch(action.group(0))):
         return False
     return bool(
@@ -83,6 +90,27 @@ def missing_object(folded: str, *, inline: bool = False) -> bool:
         or _GENERIC_TARGET.search(folded[action.end() :])
         or (_STORE.match(folded) and len(tokens) <= 6)
     )
+
+
+_FIRST_WORD = re.compile(r"^(?:(?:e|ora|adesso|poi|ok|allora|and|now|then|please|bene|perfetto)[\s,]+)*([a-z]{3,})\b")
+# The intent verbs that act on an object (planner/canonical.yaml): telling and computing do not.
+_ACTING = frozenset(
+    "read write list find fetch run create delete send reply move set convert sort filter share compress "
+    "summarize".split()
+)
+
+
+def _acting(word: str, *, clitic: bool = False) -> bool:
+    """Whether `word` is an acting verb of the lexicon; `clitic`: only with an object pronoun glued
+    on («aprilo», «spostali»: canonical's clitics)."""
+    if clitic:
+        if not re.search(r"(?:lo|la|li|le|ne)$", word):
+            return False  # «elencami» is "list for me": no object in it
+        bare = next((m.group(1) + end for pattern, end in _CLITICS if (m := pattern.match(word))), None)
+        if bare is None:
+            return False
+        word = bare
+    return any(_VERB_STEMS.get(stem) in _ACTING for stem in stems(word))
 
 
 # A file the request speaks of without naming it.

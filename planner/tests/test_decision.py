@@ -135,6 +135,11 @@ def test_an_action_on_a_named_object_goes_to_the_tools_and_names_the_first(text,
         "metti in pausa quel promemoria",
         "sposta tutto nell'altra cartella",
         "togli quella riga dal file",
+        # any acting verb of the lexicon, with a pronoun for its object
+        "mandamelo",
+        "ok, spostali",
+        "sort them",
+        "convert it to pdf",
     ],
 )
 def test_an_action_on_nothing_named_asks_one_short_question(text):
