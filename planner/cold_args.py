@@ -140,7 +140,10 @@ _RECURSIVE = re.compile(
     r"\b(?:recursive(?:ly)?|and everything in it|with everything|with all (?:its|of its) content|and all its content|"
     r"con tutto(?: il contenuto| quello che contiene| cio che contiene)?|e tutto (?:il )?(?:suo )?contenuto|"
     r"(?:e|con) (?:tutto )?il suo contenuto|"
-    r"ricorsivamente)\b"
+    r"ricorsivamente|"
+    # "remove the journal/foto folder", «elimina la cartella foto»: a folder named as one goes whole
+    # (the approval asks first, and /undo puts its files back)
+    r"folder|directory|cartella)\b"
 )
 
 

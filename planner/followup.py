@@ -83,7 +83,7 @@ _SAVE_ANSWER = re.compile(
     r"(?:\s+(?:that|it|this|the answer|the result|the text|this answer|quello|questo|questa|la risposta|il risultato|"
     r"il testo))?|(?P<clitic>salva|scrivi|metti|copia|aggiungi|accoda)(?:lo|la|li)|"
     # "save a copy of it in b.md", «salvane una copia in b.md», «fanne una copia in b.md»
-    r"(?:save|make|salvane|fanne|creane|salva|fai|crea) (?:a|una) (?:copy|copia)(?: of (?:it|that|this))?)"
+    r"(?P<copy>save|make|salvane|fanne|creane|salva|fai|crea) (?:a|una) (?:copy|copia)(?: of (?:it|that|this))?)"
     r"\s+(?:(?:to|in|into|as|on|at the end of|at the bottom of|in fondo a|nel|nella|nello|in|su|come|a)\s+)?"
     r"(?:the file\s+|il file\s+|file\s+)?(?P<path>\S+?)\s*[.!?]*$"
 )
@@ -147,6 +147,8 @@ def _previous_answer(text: str, folded: str, previous: dict, workspace) -> Resol
     answer = (previous.get("answer") or "").strip()
     if match is None or not answer or len(answer) > MAX_PREVIOUS_ANSWER:
         return None
+    if match.group("copy") and not _read_one_file(previous):
+        return None  # "save a copy of it" after an answer in words: a copy of what is not certain
     path = _typed_file(text, workspace)
     if path is None or fold(path) != match.group("path").strip("'\"`"):
         return None
@@ -155,6 +157,11 @@ def _previous_answer(text: str, folded: str, previous: dict, workspace) -> Resol
         args["append"] = True
     plan = _plan([("write_files", args)])
     return Resolved("previous_answer", plan, text, "the previous answer") if plan else None
+
+
+def _read_one_file(previous: dict) -> bool:
+    steps = (previous.get("plan") or {}).get("steps") or []
+    return len(steps) == 1 and steps[0].get("tool") == "read_files" and len(previous.get("files") or []) == 1
 
 
 def _ordinal(text: str, folded: str, previous: dict, workspace) -> Resolved | None:

@@ -24,7 +24,7 @@ _INTO = re.compile(
 
 
 # "open the one about the condo", «apri quello del condominio»: the entry of the last listing whose
-# name says the word.
+# path says the word.
 _DESCRIBED = re.compile(
     LEAD + r"(?P<verb>open|read|show(?: me)?|delete|remove|apri|aprimi|leggi|leggimi|mostra|mostrami|cancella|"
     r"elimina)\s+(?:the one|that one|quello|quella|quel file)\s+(?:about|with|on|for|named|called|of|del|della|"
@@ -66,11 +66,11 @@ def into_folder(text: str, folded: str, previous: dict, workspace) -> tuple[str,
 
 
 def described(folded: str, previous: dict) -> tuple[str, str] | None:
-    """(verb, path) for «apri quello del condominio»: the one entry of the last listing whose name
+    """(verb, path) for «apri quello del condominio»: the one entry of the last listing whose path
     holds the word."""
     match = _DESCRIBED.match(folded)
     listing = previous.get("listing") or previous.get("earlier_listing") or []
     if match is None:
         return None
-    found = [p for p in listing if match.group("word") in fold(p.rsplit("/", 1)[-1])]
+    found = [p for p in listing if match.group("word") in fold(p)]
     return (match.group("verb"), found[0]) if len(found) == 1 else None

@@ -96,6 +96,7 @@ def cold(cat, workspace):
         ("cerca di nuovo TODO in notes", [("grep_files", {"pattern": "TODO", "path": "notes"})]),
         ("what files do I have left?", [("list_files", {"path": "."})]),
         ("what files do I have in notes/?", [("list_files", {"path": "notes/"})]),
+        ("remove the notes/ folder", [("delete_files", {"paths": ["notes/"], "recursive": True})]),
     ],
 )  # fmt: skip
 def test_a_fully_typed_request_gets_its_one_step_plan(cold, text, steps):

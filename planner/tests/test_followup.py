@@ -180,3 +180,9 @@ def test_the_one_about_a_word_is_the_entry_whose_name_holds_it():
 def test_moved_by_pronoun_into_a_folder_the_workspace_has(workspace):
     moved = followup.resolve("spostalo dentro notes", READ_A, workspace)
     assert moved.request == "move notes/a.md to notes"
+
+
+def test_a_copy_of_an_answer_in_words_is_not_certain():
+    chat = {"request": "write a haiku", "answer": "rain on the roof", "plan": None, "listing": [], "files": []}
+    assert followup.resolve("salvane una copia in b.txt", chat) is None
+    assert followup.resolve("save that to b.txt", chat).plan.steps[0].args["content"] == "rain on the roof"
