@@ -66,7 +66,8 @@ def _listing(result: dict, it: bool, request: str) -> str:
     more = len(entries) - len(lines)
     tail = [f"(… {more} {'altri' if it else 'more'})"] if more > 0 else []
     found = result.get("count", len(entries))
-    return f"{found} {'risultati' if it else 'result(s)'}:\n" + "\n".join(lines + tail)
+    noun = ("risultato" if found == 1 else "risultati") if it else "result(s)"
+    return f"{found} {noun}:\n" + "\n".join(lines + tail)
 
 
 def _entry_line(entry: dict) -> str:

@@ -12,7 +12,7 @@ from functools import lru_cache
 from zoneinfo import available_timezones
 
 from planner import object_kinds, terms
-from planner.cold_request import Ambiguous, Option, Request, merged, one
+from planner.cold_request import INSIDE, Ambiguous, Option, Request, merged, one
 from planner.expressions import AmbiguousExpression, expression
 from planner.text import fold
 
@@ -151,15 +151,11 @@ def _recursive(req: Request) -> Option | None:
     return Option(True, frozenset()) if _RECURSIVE.search(req.folded) else None
 
 
-# Right after a new folder's name, the folder it goes in: «una cartella gamma dentro progetti».
-_INSIDE = r"\s+(?:inside|in|within|under|into|dentro|sotto|nella)\s+(?:the |la |il )?(?:folder |cartella )?([\w./-]+)"
-
-
 def _nested(req: Request, name: str) -> Option:
-    inside = re.search(rf"\b{re.escape(name)}{_INSIDE}", req.folded)
+    inside = re.search(rf"\b{re.escape(name)}{INSIDE}", req.folded)
     word = inside.group(1).rstrip("/") if inside else ""
     use = next((f"named:{w}" for w, kind in req.named if kind == "dir" and w == word), None) or next(
-        (v.name for v in req.of("path") if v.text.rstrip("/") == word), None
+        (v.name for v in req.of("path") if v.text.rstrip("/") == word), f"fresh:{word}" if word in req.fresh else None
     )
     fresh = frozenset({f"fresh:{name}"})
     return Option([f"{word}/{name}"], fresh | {use}) if use else Option([name], fresh)
@@ -170,7 +166,8 @@ def _new_folders(req: Request) -> Option | None:
     folder named after it), or the names listed after "folders"/«cartelle» ("create two folders:
     src and tests")."""
     options = [_nested(req, name) for name in req.fresh]
-    parents = {use for o in options for use in o.uses}
+    parents = {use for o in options if len(o.value[0].split("/")) > 1 for use in o.uses}
+    options = [o for o in options if not o.uses <= parents or len(o.value[0].split("/")) > 1]
     options += [Option([p.text], frozenset({p.name})) for p in req.of("path") if p.text.endswith("/")
                 and p.name not in parents]  # fmt: skip
     for value in req.values:

@@ -146,6 +146,9 @@ def request_of(text: str, workspace: Path | None) -> Request:
         if not any(start <= m.start() < end for start, end in spans)
     ]  # fmt: skip
     named_folders = [*object_kinds.listed_folders(unquoted), *(m.group(1) for m in _FRESH_FOLDER.finditer(unquoted))]
+    # «una cartella foto dentro viaggi»: the folder it goes in is new too when the workspace lacks it
+    inside = (re.search(rf"\b{re.escape(n)}{INSIDE}", unquoted) for n in list(named_folders))
+    named_folders += [m.group(1) for m in inside if m and "/" not in m.group(1)]
     fresh = tuple(dict.fromkeys(n for n in named_folders if workspace is None or not _entry(workspace, n)))
     named = []
     if workspace is not None:
@@ -158,6 +161,8 @@ def request_of(text: str, workspace: Path | None) -> Request:
     return Request(unquoted, fold(unquoted), found.values, derived, workspace, found.masked, named_, fresh, term)
 
 
+# Right after a new folder's name, the folder it goes in: «una cartella gamma dentro progetti».
+INSIDE = r"\s+(?:inside|in|within|under|into|dentro|sotto|nella)\s+(?:the |la |il )?(?:folder |cartella )?([\w./-]+)"
 # "a folder called reports", «una cartella chiamata fatture», «crea la cartella diario».
 _FRESH_FOLDER = re.compile(
     r"\b(?:folder|directory|dir|cartella)\s+(?:(?:called|named|chiamata|di nome|dal nome)\s+)?"

@@ -28,7 +28,8 @@ _INTO = re.compile(
 _DESCRIBED = re.compile(
     LEAD + r"(?P<verb>open|read|show(?: me)?|delete|remove|apri|aprimi|leggi|leggimi|mostra|mostrami|cancella|"
     r"elimina)\s+(?:the one|that one|quello|quella|quel file)\s+(?:about|with|on|for|named|called|of|del|della|"
-    r"dello|dell'|di|su|sul|sulla|con|che si chiama)\s*(?:the\s+|il\s+|la\s+|l')?(?P<word>\w{3,})\s*[.!?]*$"
+    r"dello|dell'|delle|dei|degli|di|su|sul|sulla|sulle|sui|con|che si chiama)\s*(?:the\s+|il\s+|la\s+|l')?"
+    r"(?P<word>\w{3,})\s*[.!?]*$"
 )
 
 

@@ -89,6 +89,7 @@ def cold(cat, workspace):
         # a new folder inside the folder named after it
         ("creami anche una cartella gamma dentro notes", [("make_dirs", {"paths": ["notes/gamma"]})]),
         ("create a folder logs inside src/", [("make_dirs", {"paths": ["src/logs"]})]),
+        ("crea una cartella foto dentro viaggi", [("make_dirs", {"paths": ["viaggi/foto"]})]),
         # several files into a folder; a folder asked about with no verb; "again" is no verb
         ("sposta data.txt e notes/a.md dentro notes", [("move_files", {"paths": ["data.txt", "notes/a.md"],
                                                                       "to": "notes"})]),

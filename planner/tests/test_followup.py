@@ -175,6 +175,9 @@ def test_the_one_about_a_word_is_the_entry_whose_name_holds_it():
     steps = [(s.tool, s.args) for s in resolved.plan.steps]
     assert steps == [("read_files", {"paths": ["casa/report_condominio.txt"]})]
     assert followup.resolve("open the one about reports", found) is None  # in no name, or in two: not certain
+    photos = ran("find the readmes", [("find_files", {"pattern": "*leggi*"})],
+                 results={1: {"entries": [{"path": "viaggi/foto/leggimi.txt", "type": "file"}]}})  # fmt: skip
+    assert followup.resolve("apri quello delle foto", photos).request == "read viaggi/foto/leggimi.txt"
 
 
 def test_moved_by_pronoun_into_a_folder_the_workspace_has(workspace):
