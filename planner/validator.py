@@ -46,6 +46,7 @@ from pathlib import Path
 from planner import canonical, object_kinds
 from planner import params as P
 from planner.catalog import Catalog, Executor
+from planner.cold_request import INSIDE
 from planner.intent import OPERATION_TOOLS, TOOL_VERBS, Intent, extract
 from planner.plan import PLACEHOLDER, RUNTIME_KEYS, Plan, Step, references, strings
 from planner.text import STOPWORDS, fold, stems, words
@@ -214,6 +215,9 @@ class Request:
             if v.type in ("path", "glob") or (v.type in ("quoted", "identifier") and _names_a_file(v.text, workspace)):
                 named.add(normalized(v.text))
         named |= {normalized(m.group(1)) for m in _FOLDER_NAMED.finditer(text) if fold(m.group(1)) not in _NOT_NAMES}
+        # «una cartella foto dentro viaggi» names viaggi/foto
+        inside = ((m, re.match(INSIDE, text[m.end() :], re.IGNORECASE)) for m in _FOLDER_NAMED.finditer(text))
+        named |= {normalized(f"{i.group(1).rstrip('/')}/{m.group(1)}") for m, i in inside if i}
         named |= {normalized(name) for name in object_kinds.listed_folders(text.lower())}  # "two folders: a and b"
         rest = fold(re.sub(r"<\w+:\d+>", " ", extraction.masked))
         return cls(

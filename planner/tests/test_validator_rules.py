@@ -148,6 +148,7 @@ def test_tools_that_serve_the_request_pass(cat, text, steps):
         ("elimina la cartella notes/", "delete_files", {"paths": ["notes"], "recursive": True}),
         ("create a folder called docs", "make_dirs", {"paths": ["docs"]}),
         ("crea la cartella progetti", "make_dirs", {"paths": ["progetti"]}),
+        ("crea una cartella foto dentro viaggi", "make_dirs", {"paths": ["viaggi/foto"]}),
         ("make the folders src/ and tests/", "make_dirs", {"paths": ["src", "tests/"]}),
         ("create two folders: src and tests", "make_dirs", {"paths": ["src", "tests"]}),
         ("crea le cartelle foto e video", "make_dirs", {"paths": ["foto", "video"]}),
