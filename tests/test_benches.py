@@ -41,10 +41,14 @@ def test_the_prefilter_bench_on_our_catalog_runs():
     assert {"alone", "fused", "embed_mean_ms", "embed_p95_ms"} <= set(result["semantic"])
 
 
+ROUTE_CHOICE_CASES = ROOT / "bench" / "cases" / "route_choice.jsonl"
+
+
 def test_the_route_choice_bench_reports_each_half():
     for split in ("tune", "held"):
         result = bench("route_choice.py", "--quick", "--split", split)
-        assert result["split"] == split and result["cases"] == 500
+        lines = [line for line in ROUTE_CHOICE_CASES.read_text().splitlines() if line.strip()]
+        assert result["split"] == split and result["cases"] == len(lines) // 2
         assert {"accuracy", "direct_recall", "tools_precision", "first_tool_accuracy", "before"} <= set(result)
 
 
