@@ -28,6 +28,7 @@ _KNOWN_WORDS = (
     + " fammi vedere mostrami cosa c'e inside contents"
     + " two three four five due tre quattro cinque folders directories cartelle"
     + " name names nomi scritto scritta also too anche ancora still word parola left rimasti rimaste"
+    + " comment comments commento commenti"
 )  # fmt: skip
 _KNOWN_STEMS = frozenset(min(stems(w)) for w in words(_KNOWN_WORDS)) | {"c'e"}
 

@@ -46,6 +46,10 @@ _QUESTION = re.compile(
 )
 
 
+# Sentences before the last one: "Sto iniziando la tesi. Mi crei le cartelle …?"
+_CONTEXT = re.compile(r"^(.+?[.!])\s+(?=\S)", re.DOTALL)
+
+
 @dataclass(frozen=True)
 class _Binding:
     tool: str
@@ -91,6 +95,10 @@ def plan_for(text: str, *, candidates: list[Executor], workspace: Path | None) -
     from the request's own words with quoted text left out: "salva 'compra il latte'" asks to
     save, whatever the quote says."""
     req = request_of(text, workspace)
+    context = _CONTEXT.match(text)
+    if req.unexplained and context and not request_of(context.group(1), workspace).values:
+        # "I'm cleaning up my project. Delete the build folder.": what comes first only says why
+        return plan_for(text[context.end() :], candidates=candidates, workspace=workspace)
     if _NOT_AN_ORDER.search(req.folded) or req.unexplained:
         return None
     intent = extract(_unnamed(req))

@@ -98,6 +98,10 @@ def cold(cat, workspace):
         ("what files do I have left?", [("list_files", {"path": "."})]),
         ("what files do I have in notes/?", [("list_files", {"path": "notes/"})]),
         ("remove the notes/ folder", [("delete_files", {"paths": ["notes/"], "recursive": True})]),
+        # a sentence of context first, with no value in it
+        ("I'm tidying up my workspace today. Delete data.txt.", [("delete_files", {"paths": ["data.txt"]})]),
+        ("Sto iniziando la tesi. Mi crei le cartelle tesi/capitoli e tesi/immagini?",
+         [("make_dirs", {"paths": ["tesi/capitoli", "tesi/immagini"]})]),
     ],
 )  # fmt: skip
 def test_a_fully_typed_request_gets_its_one_step_plan(cold, text, steps):
@@ -232,3 +236,9 @@ def test_a_cold_plan_that_fails_is_recovered_by_the_proposer(planner_model, work
     first, second = outcome.trace["attempts"]
     assert first["cold_path"] and first["recovery"]["error_class"] == "not_found"
     assert "cold_path" not in second
+
+
+def test_comments_searched_for_are_lines_searched(cold):
+    """ "find all the TODO comments in the notes folder": a search for TODO in notes."""
+    found = cold("Can you find all the TODO comments in the notes folder?", "find_files", "grep_files", "read_files")
+    assert found == [("grep_files", {"pattern": "TODO", "path": "notes"})]
