@@ -12,7 +12,7 @@ from functools import lru_cache
 from zoneinfo import available_timezones
 
 from planner import object_kinds, terms
-from planner.cold_request import INSIDE, Ambiguous, Option, Request, merged, one
+from planner.cold_request import INSIDE, TIME_ZONES, Ambiguous, Option, Request, merged, one
 from planner.expressions import AmbiguousExpression, expression
 from planner.text import fold
 
@@ -27,7 +27,6 @@ _LINES = (  # (pattern, which end; a group "n" or "m" is the count, else one lin
 _SOME_LINES = re.compile(
     r"\b(?:first|last|top|bottom|initial|final|prim[eia]|primi|ultim[eia]|ultimi)\s+(?:\w+\s+)?(?:lines?|righe|riga)\b"
 )
-_TIME_ZONES = object_kinds.time_zones()  # planner/object_kinds.yaml
 
 
 # Arguments that need more than a format: each returns the option, or None when the request does
@@ -88,9 +87,9 @@ def _time_zone(req: Request) -> Option | None:
     """An IANA name written out, or a city or zone of the table; two of them: ambiguous."""
     options = [Option(p.text, frozenset({p.name})) for p in req.of("path") if p.text in _zones()]
     for ident in req.of("identifier"):
-        if fold(ident.text) in _TIME_ZONES:
-            options.append(Option(_TIME_ZONES[fold(ident.text)], frozenset({ident.name})))
-    for name, zone in _TIME_ZONES.items():
+        if fold(ident.text) in TIME_ZONES:
+            options.append(Option(TIME_ZONES[fold(ident.text)], frozenset({ident.name})))
+    for name, zone in TIME_ZONES.items():
         if re.search(rf"\b{name}\b", req.folded) and not any(fold(i.text) == name for i in req.of("identifier")):
             options.append(Option(zone, frozenset()))
     return one(merged(options))
@@ -165,9 +164,9 @@ def _new_folders(req: Request) -> Option | None:
     """The folders to make: paths ending in "/", the name after "folder"/«cartella» (inside the
     folder named after it), or the names listed after "folders"/«cartelle» ("create two folders:
     src and tests")."""
-    options = [_nested(req, name) for name in req.fresh]
-    parents = {use for o in options if len(o.value[0].split("/")) > 1 for use in o.uses}
-    options = [o for o in options if not o.uses <= parents or len(o.value[0].split("/")) > 1]
+    nested = [_nested(req, name) for name in req.fresh]
+    parents = {use for o in nested if "/" in o.value[0] for use in o.uses}  # what goes inside another
+    options = [o for o in nested if "/" in o.value[0] or not o.uses <= parents]
     options += [Option([p.text], frozenset({p.name})) for p in req.of("path") if p.text.endswith("/")
                 and p.name not in parents]  # fmt: skip
     for value in req.values:

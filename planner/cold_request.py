@@ -14,12 +14,12 @@ from planner import params as P
 from planner.expressions import OPERATIONS
 from planner.text import fold, stems, words
 
-_TIME_ZONES = object_kinds.time_zones()  # planner/object_kinds.yaml
+TIME_ZONES = object_kinds.time_zones()  # planner/object_kinds.yaml
 
 
 # Words a binding accounts for beyond the intent's lexicons (as planner.params.signature stems them).
 _KNOWN_WORDS = (
-    " ".join(OPERATIONS) + " " + " ".join(_TIME_ZONES)
+    " ".join(OPERATIONS) + " " + " ".join(TIME_ZONES)
     + " percent per cento of x times plus minus divided multiplied moltiplicato diviso over piu meno"
     + " first last top bottom initial final prima prime primi ultima ultime ultimi few"
     + " replace change substitute swap correct fix sostituisci cambia correggi rimpiazza with con"

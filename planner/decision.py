@@ -205,7 +205,7 @@ def _file_tool(
     if _BY_NAME.search(folded) and (first_verb is None or first_verb[0] != "write_files"):
         return "find_files"
     folders = _FOLDER.search(folded) or any(
-        v.type == "path" and (v.text.endswith("/") or (workspace is not None and _is_dir(workspace, v.text)))
+        v.type == "path" and (v.text.endswith("/") or (workspace is not None and _exists(workspace, v.text, "is_dir")))
         for v in extraction.values
     )
     if first_verb is None and _CONTENTS.search(folded) and types & {"path", "ext"} and not folders:
@@ -252,16 +252,9 @@ def _named_earlier(name: str, earlier: frozenset[str]) -> bool:
     return bool(earlier) and (name in earlier or any(path.endswith(f"/{name}") for path in earlier))
 
 
-def _is_dir(workspace: Path, name: str) -> bool:
+def _exists(workspace: Path, name: str, test: str = "exists") -> bool:
     try:
-        return (workspace / name).is_dir()
-    except (OSError, ValueError):
-        return False
-
-
-def _exists(workspace: Path, name: str) -> bool:
-    try:
-        return (workspace / name).exists()
+        return getattr(workspace / name, test)()
     except (OSError, ValueError):  # a name too long for the file system, or with a NUL
         return False
 

@@ -10,6 +10,8 @@ from planner.canonical import _CLITICS
 from planner.intent import _VERB_STEMS
 from planner.text import fold, language, stems, whole
 
+# Words a request may open with before its verb: «ok, allora cancellalo».
+_LEAD = r"^(?:(?:e|ora|adesso|poi|ok|allora)[\s,]+)*"
 # An action on something the request does not name: "delete the file", "leggilo", "save it".
 _ACTIONS = whole(
     r"read|open|show|delete|remove|erase|save|store|append|write|move|rename|run|execute|copy|send|edit|"
@@ -43,10 +45,10 @@ _CLITIC_ACTION = re.compile(
     r"scarica|carica|comprimi|zippa|converti|ordina|duplica|butta|archivia|correggi|allega|spedisci|pubblica)"
     r"(?:lo|la|li|le|melo|mela|ne)\b|"
     # "sposta tutto nell'altra cartella": everything of something nobody named.
-    r"^(?:(?:e|ora|adesso|poi|ok|allora)[\s,]+)*(?:sposta|copia|cancella|elimina|move|copy|delete|remove) "
+    rf"{_LEAD}(?:sposta|copia|cancella|elimina|move|copy|delete|remove) "
     r"(?:tutto|everything|all of (?:it|them))\b|"
     # "scrivici dentro 'ciao'": written into something named before.
-    r"^(?:(?:e|ora|adesso|poi|ok|allora)[\s,]+)*(?:scrivi|metti|aggiungi|incolla|copia|inserisci)ci\b|"
+    rf"{_LEAD}(?:scrivi|metti|aggiungi|incolla|copia|inserisci)ci\b|"
     # A schedule or a folder with nothing said about it: "schedule something", "create a new folder".
     r"^(?:please )?(?:schedule|pianifica|programma) (?:something|qualcosa)\b|"
     r"^(?:please )?(?:create|make|crea|fai) (?:a|the|una|la) (?:new |nuova )?(?:folder|directory|cartella)"

@@ -214,10 +214,11 @@ class Request:
         for v in extraction.values:
             if v.type in ("path", "glob") or (v.type in ("quoted", "identifier") and _names_a_file(v.text, workspace)):
                 named.add(normalized(v.text))
-        named |= {normalized(m.group(1)) for m in _FOLDER_NAMED.finditer(text) if fold(m.group(1)) not in _NOT_NAMES}
-        # «una cartella foto dentro viaggi» names viaggi/foto
-        inside = ((m, re.match(INSIDE, text[m.end() :], re.IGNORECASE)) for m in _FOLDER_NAMED.finditer(text))
-        named |= {normalized(f"{i.group(1).rstrip('/')}/{m.group(1)}") for m, i in inside if i}
+        for m in _FOLDER_NAMED.finditer(text):
+            if fold(m.group(1)) not in _NOT_NAMES:
+                named.add(normalized(m.group(1)))
+            if inside := re.match(INSIDE, text[m.end() :], re.IGNORECASE):  # «cartella foto dentro viaggi»
+                named.add(normalized(f"{inside.group(1).rstrip('/')}/{m.group(1)}"))
         named |= {normalized(name) for name in object_kinds.listed_folders(text.lower())}  # "two folders: a and b"
         rest = fold(re.sub(r"<\w+:\d+>", " ", extraction.masked))
         return cls(
