@@ -28,7 +28,7 @@ _KNOWN_WORDS = (
     + " fammi vedere mostrami cosa c'e inside contents"
     + " two three four five due tre quattro cinque folders directories cartelle"
     + " name names nomi scritto scritta also too anche ancora still word parola left rimasti rimaste"
-    + " comment comments commento commenti"
+    + " comment comments commento commenti title titolo heading intestazione"
 )  # fmt: skip
 _KNOWN_STEMS = frozenset(min(stems(w)) for w in words(_KNOWN_WORDS)) | {"c'e"}
 
@@ -85,6 +85,24 @@ class Request:
     def _exists(self, path: str, test: str) -> bool:
         return self.workspace is not None and getattr(self.workspace / path, test)()
 
+    def _placed(self, paths: list[P.Value]) -> list[Option]:
+        """A file name the request puts in a folder it names: «nella cartella tesi/capitoli crea il
+        file intro.md», "create notes.md in the docs folder" → tesi/capitoli/intro.md (a name the
+        workspace's root does not hold)."""
+        bare = [p for p in paths if "/" not in p.text and is_file(p.text) and not self._exists(p.text, "exists")]
+        folders = [p for p in paths if p.text.endswith("/") or self._exists(p.text.strip("/"), "is_dir")]
+        if (
+            len(bare) != 1
+            or len(folders) != 1
+            or not re.search(
+                rf"\b(?:in|into|inside|under|nella|nel|dentro|sotto)\s+(?:the\s+|la\s+)?(?:(?:folder|cartella)\s+)?"
+                rf"{re.escape(self.text[folders[0].start : folders[0].end])}",
+                self.text,
+            )
+        ):
+            return []
+        return [Option(f"{folders[0].text.rstrip('/')}/{bare[0].text}", frozenset({bare[0].name, folders[0].name}))]
+
     def of_format(self, fmt: str) -> list[Option]:
         """What the request names of one JSON Schema `format`: a file has an extension or exists as
         a file; a folder ends with "/" or exists as one; "my files" is the root folder."""
@@ -94,6 +112,8 @@ class Request:
         folders = [Option(p.text, frozenset({p.name})) for p in paths
                    if p.text.endswith("/") or self._exists(p.text.strip("./") or ".", "is_dir")]  # fmt: skip
         files += [Option(w, frozenset({f"named:{w}"})) for w, kind in self.named if kind == "file"]
+        if placed := self._placed(paths):  # the name goes in the folder: not in the root as well
+            files = [o for o in files if not o.uses <= placed[0].uses] + placed
         folders += [Option(w, frozenset({f"named:{w}"})) for w, kind in self.named if kind == "dir"]
         root = [Option(d.value, frozenset({f"derived:{i}"})) for i, d in enumerate(self.derived) if d.kind == "root"]
         globs = [Option(g.text, frozenset({g.name})) for g in self.of("glob")]
@@ -167,7 +187,7 @@ INSIDE = r"\s+(?:inside|in|within|under|into|dentro|sotto|nella)\s+(?:the |la |i
 # "a folder called reports", «una cartella chiamata fatture», «crea la cartella diario».
 _FRESH_FOLDER = re.compile(
     r"\b(?:folder|directory|dir|cartella)\s+(?:(?:called|named|chiamata|di nome|dal nome)\s+)?"
-    r"(?!(?:with|for|in|of|and|con|per|di|e|a|the|la|il|that|che)\b)([a-z0-9][\w-]*)(?=\s|$|[.,!?])"
+    r"(?!(?:with|for|in|of|and|con|per|di|e|a|the|la|il|that|che|containing|contenente|which|where|dove)\b)([a-z0-9][\w-]*)(?=\s|$|[.,!?])"
 )
 
 

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from planner import canonical
+from planner import canonical, terms
 from planner.catalog import Executor
 from planner.cold_args import OWN_OBJECT, bind_arg
 from planner.cold_request import Ambiguous, Request, request_of
@@ -105,6 +105,8 @@ def plan_for(text: str, *, candidates: list[Executor], workspace: Path | None) -
     if not intent.verbs:  # "what's in tests?": a phrase the canonical form knows (planner/canonical.yaml)
         asked = tuple(dict.fromkeys(t[2:] for t in canonical.of(text, workspace).tokens if t.startswith("v:")))
         intent = replace(intent, verb=asked[0] if asked else None, verbs=asked)
+    if terms.ROWS.search(req.folded):  # "show me the lines with ERROR in app.log": a search
+        intent = replace(intent, verb="find", verbs=("find", *(v for v in intent.verbs if v not in ("read", "find"))))
     if len(step_kinds(intent.verbs)) > 1:  # "read a.md and save it to b.md": more than one step
         return None
     question = bool(_QUESTION.search(req.folded.strip()))
@@ -142,7 +144,8 @@ def _unnamed(req: Request) -> str:
 # The words that give a new file's text: "create a.txt containing 'alpha'" creates, it does not search.
 _CONTENT_SAID = re.compile(
     r"\b(?:containing|that contains|which contains|contenente|che contiene|con dentro|with the (?:text|content)|"
-    r"con (?:su |dentro )?scritto|con il testo|che dice|that says|saying)\s*$",
+    r"con (?:su |dentro )?scritto|con il testo|che dice|that says|saying)"
+    r"(?:\s+(?:the |il |as |come )?(?:title|titolo|heading|text|testo))?\s*$",
     re.IGNORECASE,
 )
 

@@ -20,7 +20,7 @@ from django.conf import settings
 from core.clock import now
 from core.events import bus
 from core.ir import ChatRequest, Message, SystemPrompt, Usage
-from planner import coldpath, facts, followup, llm, proposer, recovery, terminator
+from planner import coldpath, edits, facts, followup, llm, lookup, proposer, recovery, terminator
 from planner.catalog import Catalog, Executor
 from planner.execution import Execution, StepRecord, execute
 from planner.executors.base import ExecContext
@@ -127,10 +127,7 @@ def run(
             return waiting("needs_inputs", end.message, "terminator")
         return outcome("answer", end.message, "terminator")
 
-    # A request that types its tool's every argument gets its plan with no model call.
-    cold = coldpath.plan_for(inp.text, candidates=allowed, workspace=inp.workspace_path) or facts.plan_for(
-        inp.text, tools={c.name for c in allowed}
-    )
+    cold = _cold_plan(inp, allowed, decision)
     for attempt in range(2):  # the first proposal and at most one re-proposal
         if attempt == 0 and cold is not None:
             plan, record = cold, {"raw": "", "problems_in": [], "cold_path": True}
@@ -209,6 +206,19 @@ def run(
             allowed = [c for c in allowed if c.name != failed.tool] or allowed
         layer, failure = "recovery", (cause, detail)
     return dead_end(validation_cause, problems[0] if problems else "no plan")
+
+
+def _cold_plan(inp: TurnInput, allowed: list[Executor], decision: RouteDecision) -> Plan | None:
+    """The plan a request gets with no model call: one that types its tool's every argument, a fact
+    to remember, an edit it spells out in words; with a local model, a question about one file
+    is answered with the file (planner.lookup)."""
+    tools, at = {c.name for c in allowed}, inp.workspace_path
+    return (
+        coldpath.plan_for(inp.text, candidates=allowed, workspace=at)
+        or facts.plan_for(inp.text, tools=tools)
+        or edits.plan_for(inp.text, tools=tools, workspace=at)
+        or (lookup.plan_for(inp.text, tools=tools, workspace=at) if decision.model.is_local else None)
+    )
 
 
 def run_remembered(inp: TurnInput, *, plan: Plan, layer: str, catalog: Catalog, sink: Sink, ids: dict) -> TurnOutcome:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from planner import answers, object_kinds, spelled, where
+from planner import answers, edits, object_kinds, spelled, where
 from planner import params as P
 from planner.plan import Plan, PlanError, parse
 from planner.text import fold, whole
@@ -70,7 +70,7 @@ def resolve(text: str, previous: dict, workspace=None) -> Resolved | None:
     folded = fold(text).strip()
     if len(folded.split()) > 14:
         return None  # a request of its own, however it starts
-    for attempt in (_more, _previous_answer, _ordinal, _pronoun, _where, _append_here, _lines, _same_plan):
+    for attempt in (_more, _previous_answer, _ordinal, _pronoun, _where, _append_here, _lines, _edit_last, _same_plan):
         found = attempt(text, folded, previous, workspace)
         if found is not None:
             return found
@@ -81,7 +81,7 @@ def resolve(text: str, previous: dict, workspace=None) -> Resolved | None:
 _SAVE_ANSWER = re.compile(
     _LEAD + r"(?:(?P<verb>save|write|put|store|copy|append|add|salva|scrivi|metti|copia|aggiungi|accoda)"
     r"(?:\s+(?:that|it|this|the answer|the result|the text|this answer|quello|questo|questa|la risposta|il risultato|"
-    r"il testo))?|(?P<clitic>salva|scrivi|metti|copia|aggiungi|accoda)(?:lo|la|li)|"
+    r"il testo))?|(?P<clitic>salva|scrivi|metti|copia|aggiungi|accoda)(?:lo|la|li|le)|"
     # "save a copy of it in b.md", «salvane una copia in b.md», «fanne una copia in b.md»
     r"(?P<copy>save|make|salvane|fanne|creane|salva|fai|crea) (?:a|una) (?:copy|copia)(?: of (?:it|that|this))?)"
     r"\s+(?:(?:to|in|into|as|on|at the end of|at the bottom of|in fondo a|nel|nella|nello|in|su|come|a)\s+)?"
@@ -242,7 +242,10 @@ def _same_plan(text: str, folded: str, previous: dict, workspace) -> Resolved | 
         rest = rest.replace(fold(value), " ")
     for item in object_kinds.derived(text):
         rest = rest.replace(fold(item.phrase), " ")
-    leftover = r"[\s.,;:!?'\"`%]+|\b(?:and|e|too|anche|please|per favore|il|la|lo|l|i|gli|le|the|a|an|un|una)\b"
+    leftover = (
+        r"[\s.,;:!?'\"`%]+|\b(?:and|e|too|anche|please|per favore|il|la|lo|l|i|gli|le|the|a|an|un|una|"
+        r"(?:con|with) (?:the |il )?(?:title|titolo|text|testo|content|contenuto))\b"
+    )
     if not new or re.sub(leftover, "", rest):
         return None  # words beside the cue and the values: a request of its own
     if len({kind for kind, _ in new}) != len(new):
@@ -251,6 +254,8 @@ def _same_plan(text: str, folded: str, previous: dict, workspace) -> Resolved | 
     swaps: dict[str, str] = {}
     for kind, value in new:
         same_type = {text for type_, text in old if type_ == kind}
+        if kind == "path" and len(same_type) > 1 and len(previous.get("files") or []) == 1:
+            same_type = set(previous["files"])  # «crea intro.md nella cartella tesi»: the file the plan wrote
         if len(same_type) != 1:
             return None  # nothing of that type to replace, or several: not for sure
         before = same_type.pop()
@@ -262,6 +267,8 @@ def _same_plan(text: str, folded: str, previous: dict, workspace) -> Resolved | 
     for before, after in swaps.items():
         if before not in rewritten and before.startswith("*.") and after.startswith("*."):
             before, after = before[1:], after[1:]  # "the .md files" said it as an extension
+        elif before not in rewritten:  # the file the plan wrote, which the request named in two parts
+            before = before.rsplit("/", 1)[-1]
         rewritten = rewritten.replace(before, after)
     parsed = _plan_from(rebound)
     changed = ", ".join(f"{b} → {a}" for b, a in swaps.items())
@@ -314,10 +321,17 @@ def _lines(text: str, folded: str, previous: dict, workspace) -> Resolved | None
     return Resolved("same_plan", found, request, f"the file read before, {arg} {count}") if found else None
 
 
+def _edit_last(text: str, folded: str, previous: dict, workspace) -> Resolved | None:
+    """ "change it to 9090", «e cambia il titolo in "Diario"»: the file the last turn named (planner.edits)."""
+    if found := edits.on_last_file(text, previous, workspace):
+        return Resolved("pronoun", found[1], f"edit {found[0]}", f"the last file named: {found[0]}")
+    return None
+
+
 def _values(text: str, workspace) -> list[tuple[str, str]]:
     """The values a plan may re-bind, as (type, text): paths, globs, URLs, numbers, and the globs
     that kinds of file stand for ("python files" → *.py)."""
-    kinds = ("path", "glob", "url", "number", "ext")
+    kinds = ("path", "glob", "url", "number", "ext", "quoted")
     # An extension is a glob ("the .md files" → *.md), so "now for *.py" re-binds it.
     # A number with "%" after it is a rate, not the amount it is taken of ("e il 20%?").
     typed = [("glob", f"*{v.text}") if v.type == "ext"
@@ -361,13 +375,12 @@ def _rebind(plan: dict, swaps: dict[str, str]) -> dict | None:
 
 
 def _beside(old: str, new: str, workspace) -> str:
-    """«e per c.md?» after reading notes/a.md: a bare name that is not in the workspace's root but
-    is beside the old file is that one (notes/c.md)."""
+    """«e per c.md?» after reading notes/a.md: a bare name that is not in the workspace's root
+    goes beside the old file (notes/c.md), to read or to write."""
     folder = old.rsplit("/", 1)[0] if "/" in old.rstrip("/") else ""
     if not folder or "/" in new or workspace is None:
         return new
-    nearby = f"{folder}/{new}"
-    return nearby if (workspace / nearby).exists() and not (workspace / new).exists() else new
+    return f"{folder}/{new}" if (workspace / folder).is_dir() and not (workspace / new).exists() else new
 
 
 def _typed_file(text: str, workspace) -> str | None:

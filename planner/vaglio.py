@@ -92,7 +92,7 @@ _EDIT_IN = re.compile(
 )
 # "remove the last line from notes/b.md": after a removing verb, "from" names what changes.
 _REMOVE_FROM = re.compile(
-    r"\b(remove|delete|drop|strip|erase|rimuovi|elimina|cancella|togli)\b"
+    r"\b(remove|delete|drop|strip|erase|(?:rimuovi|elimina|cancella|togli)(?:lo|la|li|le|ne)?)\b"
     r".*\b(from|da|dal|dalla|dallo)\s+(?:(?:the|file|il|la|lo)\s+)*[`'\"]?$",
     re.IGNORECASE | re.DOTALL,
 )
@@ -154,7 +154,7 @@ def _named_as_destination(request_text: str, workspace: Path, target: Path) -> b
     rel = target.relative_to(workspace).as_posix()
     for candidate in {rel, f"./{rel}"}:
         for match in re.finditer(rf"(?<![\w./-]){re.escape(candidate)}(?![\w-]|/[\w.*-])", request_text):
-            if _destination_before(request_text[: match.start()]):
+            if _destination_before(request_text[: match.start()]) or _described(request_text[: match.start()]):
                 return True
             if _WHERE_FIRST.match(request_text[: match.start()]) and _EDIT_AFTER.match(request_text[match.end() :]):
                 return True  # «in progetto/db.py cambia 'a' in 'b'»: where first, then the edit
@@ -167,6 +167,15 @@ _EDIT_AFTER = re.compile(
     r"cambia|sostituisci|correggi|modifica|aggiorna|rimpiazza)\b",
     re.I,
 )
+
+
+def _described(before: str) -> bool:
+    """ "add a jacket to my packing list (trip/packing.md)", «nella lettera al fornitore
+    (ufficio/lettera.txt) cambia …»: a path in brackets names the words before it, so it is a
+    destination where those words are one."""
+    bracket = re.search(r"\(\s*[`'\"]?$", before)
+    said = before[: bracket.start()].split() if bracket else []
+    return any(_destination_before(" ".join(said[:-k]) + " ") for k in range(1, min(len(said), 5) + 1))
 
 
 def _destination_before(before: str) -> bool:

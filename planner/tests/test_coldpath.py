@@ -242,3 +242,19 @@ def test_comments_searched_for_are_lines_searched(cold):
     """ "find all the TODO comments in the notes folder": a search for TODO in notes."""
     found = cold("Can you find all the TODO comments in the notes folder?", "find_files", "grep_files", "read_files")
     assert found == [("grep_files", {"pattern": "TODO", "path": "notes"})]
+
+
+@pytest.mark.parametrize(
+    ("text", "steps"),
+    [
+        ("mi fai vedere le righe con TODO in notes/b.md?", [("grep_files", {"pattern": "TODO", "path": "notes/b.md"})]),
+        ("show me the lines with Ada in notes/b.md", [("grep_files", {"pattern": "Ada", "path": "notes/b.md"})]),
+        (
+            "nella cartella notes crea il file c.md con dentro il titolo '# Stato dell'arte'",
+            [("write_files", {"path": "notes/c.md", "content": "# Stato dell'arte"})],
+        ),
+        ("create c.md in the notes folder containing 'hi'", [("write_files", {"path": "notes/c.md", "content": "hi"})]),
+    ],
+)
+def test_lines_with_a_word_are_a_search_and_a_new_file_goes_in_the_folder_named(cold, text, steps):
+    assert cold(text) == steps

@@ -189,3 +189,16 @@ def test_a_copy_of_an_answer_in_words_is_not_certain():
     chat = {"request": "write a haiku", "answer": "rain on the roof", "plan": None, "listing": [], "files": []}
     assert followup.resolve("salvane una copia in b.txt", chat) is None
     assert followup.resolve("save that to b.txt", chat).plan.steps[0].args["content"] == "rain on the roof"
+
+
+def test_the_same_plan_for_a_new_file_and_text_goes_beside_the_file_written(workspace):
+    request = "nella cartella notes crea il file c.md con dentro il titolo '# Intro'"
+    previous = {
+        "request": request,
+        "plan_request": request,
+        "files": ["notes/c.md"],
+        "plan": {"steps": [{"tool": "write_files", "args": {"path": "notes/c.md", "content": "# Intro"}}]},
+    }
+    found = followup.resolve("fai lo stesso per d.md, con titolo '# Stato dell'arte'", previous, workspace)
+    assert found.plan.steps[0].args == {"path": "notes/d.md", "content": "# Stato dell'arte"}
+    assert "notes/d.md" in found.request

@@ -1,0 +1,268 @@
+"""Edits a request spells out in words, resolved against the file they change, so that they need no
+model. The file is read here, and each edit must hold in it exactly, or there is none:
+- a key set to a value: "set port to 9090 in app/config.ini", «nel file sito/config.json metti
+  post_per_pagina a 5», «cambia il titolo in "Diario"» (one line of the file gives the key a value,
+  `key = v` or `"key": v`; the value keeps the file's quoting);
+- a replacement written without quotes: «cambia 20 risme in 30 risme», "replace Monday with
+  Tuesday" (the old text stands once in the file, as whole words);
+- items added to a list: "add a light jacket and a phone charger to my packing list
+  (trip/packing.md)" (after the list's last item, with its bullet);
+- an item taken off a list: «ho finito i compiti di inglese, toglili da scuola/compiti.md» (the
+  one item that holds the request's words).
+Each is an `edit_file` step, validated, approved and undone like any other. Read by the engine
+(a request that names its file) and by the follow-up layer (the file the last turn named:
+"change it to 9090")."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from planner import params as P
+from planner.plan import Plan, PlanError, parse
+from planner.text import STOPWORDS, fold, stems, words
+
+MAX_BYTES = 256_000
+_HERE = "\u00a7"  # where the request named the file
+
+# What ends a value: punctuation, politeness, or the file named after it.
+_END = (
+    rf"\s*(?:$|[,;!?]|\.(?:\s|$)|\s(?:please|per favore|grazie|thanks)\b|"
+    rf"\s(?:in|nel|nella|of|del|della|inside|dentro)\s+(?:the\s+|il\s+|la\s+)?(?:file\s+)?{_HERE})"
+)
+_ARTICLE = r"(?:(?:the|il|lo|la|i|gli|le)\s+|l'\s*)?"
+_SET = re.compile(
+    r"\b(?:(?:set|change|update|put|make|switch|metti|imposta|cambia|aggiorna|porta|modifica)\s+"
+    + _ARTICLE
+    + r"(?P<key>[\w.-]+(?:\s+[\w.-]+)?)|(?P<clitic>metti|imposta|cambia|aggiorna|porta|modifica)(?:lo|la))"
+    r"\s+(?:to|=|:|a|in|at|al|alla|as|come)\s+(?P<value>.+?)" + _END,
+    re.IGNORECASE,
+)
+_PRONOUNS = frozenset("it that this its lo la questo questa quello quella".split())
+_REPLACE = re.compile(
+    r"\b(?:change|replace|substitute|swap|correct|cambia|sostituisci|rimpiazza|correggi|modifica)\s+(?P<rest>.+)$",
+    re.IGNORECASE,
+)
+_INTO = re.compile(r"\s(?:to|with|into|by|for|con|in|per)\s", re.IGNORECASE)
+_ADD = re.compile(r"\b(?:add|append|put|include|aggiungi|metti|inserisci)\s+", re.IGNORECASE)
+_TO = re.compile(r"\s+(?:to|in|on|into|onto|a|al|alla|allo|all'|nel|nella|nello|su|dentro)\s+", re.IGNORECASE)
+_REMOVE = re.compile(
+    r"\b(?:remove|delete|take|cross|strike|drop|togli|rimuovi|cancella|elimina|depenna|leva)(?:lo|la|li|le|ne)?\b"
+    r"(?P<what>.*?)(?:\s+(?:off|out))?\s+(?:from|off|da|dal|dalla|dallo|dai|dalle|dagli)\s+"
+    r"(?:(?:the|my|il|la|mio|mia|list|lista|elenco|file)\s+)*" + _HERE,
+    re.IGNORECASE,
+)
+_ITEM = re.compile(r"^(?P<lead>[ \t]*(?:[-*+]|(?P<n>\d+)[.)])(?P<box>[ \t]+\[[ xX]\])?[ \t]+)(?P<text>\S.*)$")
+_SPLIT = re.compile(r"\s*,\s*(?:and\s+|e\s+|ed\s+)?|\s+(?:and|e|ed|&)\s+", re.IGNORECASE)
+_LEADING = re.compile(
+    r"^(?:(?:a|an|the|some|my|also|un|uno|una|il|lo|la|i|gli|le|del|dello|della|dei|degli|delle|anche)\s+|"
+    r"(?:l|un|dell)'\s*)",
+    re.IGNORECASE,
+)
+# What an item is not: a reference to something else ("put the result in out.txt").
+_NOT_ITEMS = frozenset(
+    "it that this them those result answer output text risultato risposta testo questo quello tutto everything".split()
+)
+_NOT_CONTENT = STOPWORDS | frozenset(
+    "line lines item items entry riga righe voce voci list lista elenco done finished finito finita fatto fatta "
+    "bought comprato comprata please thanks grazie ok".split()
+)
+
+
+def plan_for(text: str, *, tools: set[str], workspace: Path | None) -> Plan | None:
+    """The edit of the one existing text file the request names, or None."""
+    if workspace is None or "edit_file" not in tools:
+        return None
+    values = P.extract(text, workspace).values
+    paths = [v for v in values if v.type == "path"]
+    if len(paths) != 1 or any(v.type in ("glob", "url") for v in values):
+        return None
+    content = read(workspace, paths[0].text)
+    if content is None:
+        return None
+    said = text[: paths[0].start] + _HERE + text[paths[0].end :]
+    said = re.sub(rf"\(\s*{_HERE}\s*\)", f" {_HERE}", said)
+    change = change_in(said, content)
+    return step(paths[0].text, *change) if change else None
+
+
+def change_in(said: str, content: str, about: str = "") -> tuple[str, str] | None:
+    """(old, new) for the one edit `said` spells out in `content`; `about`: the request the last
+    turn answered, where "it" in "change it to 9090" gets its key."""
+    for form in (_set_key, _replace, _add_items, _remove_item):
+        found = form(said, content, about)
+        if found is not None:
+            return found
+    return None
+
+
+def read(workspace: Path, path: str) -> str | None:
+    """The text of a file inside the workspace, or None (absent, outside it, too large, binary)."""
+    try:
+        root = workspace.resolve()
+        target = (workspace / path).resolve()
+        target.relative_to(root)
+        if not target.is_file() or target.stat().st_size > MAX_BYTES:
+            return None
+        return target.read_text(encoding="utf-8")
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+
+
+def step(path: str, old: str, new: str) -> Plan | None:
+    try:
+        return parse({"steps": [{"tool": "edit_file", "args": {"path": path, "old": old, "new": new}}]})
+    except PlanError:
+        return None
+
+
+def _set_key(said: str, content: str, about: str) -> tuple[str, str] | None:
+    for match in _SET.finditer(said):
+        phrase = match.group("key") or ""
+        value = _unquoted(match.group("value"))
+        if not value:
+            continue
+        if match.group("clitic") or fold(phrase) in _PRONOUNS:
+            keys = [w for w in dict.fromkeys(re.findall(r"[\w.-]+", about)) if _key_line(content, w)]
+        else:
+            keys = [k for k in (phrase.replace(" ", "_"), *phrase.split()[::-1]) if _key_line(content, k)]
+        lines = {line.span(): line for k in keys if (line := _key_line(content, k))}
+        if len(lines) == 1:
+            line = next(iter(lines.values()))
+            return line.group(0), _with_value(line, value)
+    return None
+
+
+def _key_line(content: str, key: str) -> re.Match | None:
+    """The one line that gives `key` a value (`key = v`, `key: v`, `"key": v`), or None."""
+    if len(key) < 2 or fold(key) in STOPWORDS:
+        return None
+    pattern = (
+        rf"^(?P<pre>[ \t]*(?P<q>[\"']?){re.escape(key)}(?P=q)[ \t]*[:=][ \t]*)(?P<val>.*?)(?P<post>[ \t]*,?[ \t]*)$"
+    )
+    found = list(re.finditer(pattern, content, re.MULTILINE | re.IGNORECASE))
+    return found[0] if len(found) == 1 else None
+
+
+def _with_value(line: re.Match, value: str) -> str:
+    old, post = line.group("val"), line.group("post")
+    if comment := re.search(r"\s+[#;].*$", old):  # `port = 8080  # default`: the comment stays
+        old, post = old[: comment.start()], comment.group(0) + post
+    quote = old[0] if len(old) > 1 and old[0] in "\"'" and old[-1] == old[0] else ""
+    if not quote and line.group("q") == '"' and not re.fullmatch(r"-?\d+(?:\.\d+)?|true|false|null", value):
+        quote = '"'  # JSON: a text value is a string
+    if quote:
+        value = quote + value.replace(quote, "\\" + quote) + quote
+    return line.group("pre") + value + post
+
+
+def _unquoted(value: str) -> str:
+    value = value.strip()
+    if len(value) > 1 and value[0] in "\"'\u201c\u00ab" and value[-1] in "\"'\u201d\u00bb":
+        value = value[1:-1]
+    return value.strip()
+
+
+def _replace(said: str, content: str, about: str) -> tuple[str, str] | None:
+    match = _REPLACE.search(said)
+    if match is None:
+        return None
+    rest, found = match.group("rest"), set()
+    for split in _INTO.finditer(rest):
+        old = _unquoted(_LEADING.sub("", rest[: split.start()].strip()))
+        tail = re.match(r"(?P<new>.+?)" + _END, rest[split.end() :], re.IGNORECASE)
+        if not old or fold(old) in _PRONOUNS or tail is None or _HERE in old or _key_line(content, old):
+            continue
+        new = _unquoted(tail.group("new"))
+        at = [m.group(0) for m in re.finditer(rf"(?<!\w){re.escape(old)}(?!\w)", content, re.IGNORECASE)]
+        if len(at) == 1 and new and _HERE not in new:
+            found.add((at[0], new[:1].upper() + new[1:] if at[0][:1].isupper() and new[:1].islower() else new))
+    return found.pop() if len(found) == 1 else None
+
+
+def _items(content: str) -> list[re.Match]:
+    return [m for line in content.splitlines() if (m := _ITEM.match(line))]
+
+
+def _add_items(said: str, content: str, about: str) -> tuple[str, str] | None:
+    verb = _ADD.search(said)
+    here = said.find(_HERE, verb.end()) if verb else -1
+    listed = _items(content)
+    if here < 0 or not listed:
+        return None
+    for to in _TO.finditer(said, verb.end(), here + 1):
+        said_items, target = said[verb.end() : to.start()], said[to.end() : here]
+        # "add a jacket and a charger to my packing list §": the items end where the list is named
+        ends_open = re.search(r"\b(?:and|e|ed)$", said_items)
+        if not re.search(r"[,;!?]", target) and len(target.split()) <= 4 and not ends_open:
+            break
+    else:
+        return None
+    if re.search("(?:^|\\s)[\"'\u201c\u00ab]", said_items):
+        return None  # a quoted text: written as it is (planner.coldpath)
+    items = [_LEADING.sub("", i.strip()) for i in _SPLIT.split(said_items.strip())]
+    if not 0 < len(items) <= 10 or any(not i or len(i.split()) > 8 or set(words(i)) & _NOT_ITEMS for i in items):
+        return None
+    last = listed[-1]
+    if content.count(last.group(0)) != 1:
+        return None
+    lead, number = last.group("lead"), last.group("n")
+    added = []
+    for k, item in enumerate(items, start=1):
+        if number:  # a numbered list goes on counting
+            lead = last.group("lead").replace(number, str(int(number) + k), 1)
+        if last.group("box"):
+            lead = re.sub(r"\[[xX]\]", "[ ]", lead)
+        added.append(lead + item)
+    return last.group(0), "\n".join([last.group(0), *added])
+
+
+def _remove_item(said: str, content: str, about: str) -> tuple[str, str] | None:
+    match = _REMOVE.search(said)
+    listed = _items(content)
+    if match is None or not listed:
+        return None
+    wanted = _content_words(match.group("what")) or _content_words(said[: match.start()])
+    if not wanted:
+        return None
+    scored = sorted(((sum(1 for w in wanted if w & _stems_of(i.group("text"))), i) for i in listed), key=_first)
+    if scored[0][0] == 0 or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+        return None  # no item holds those words, or two hold as many: which one is not certain
+    line = scored[0][1].group(0)
+    if content.count(line) != 1:
+        return None
+    at = content.index(line)
+    end = at + len(line)
+    if content[end : end + 1] == "\n":
+        return line + "\n", ""
+    return (content[at - 1 : end], "") if at and content[at - 1] == "\n" else None
+
+
+def _first(scored: tuple[int, re.Match]) -> int:
+    return -scored[0]
+
+
+def _content_words(text: str) -> list[set[str]]:
+    return [set(stems(w)) for w in words(text) if w not in _NOT_CONTENT and len(w) > 2 and not w.isdigit()]
+
+
+def _stems_of(text: str) -> set[str]:
+    return {s for w in words(text) for s in stems(w)}
+
+
+def on_last_file(text: str, previous: dict, workspace: Path | None) -> tuple[str, Plan] | None:
+    """ "change it to 9090", «e cambia il titolo in "Diario di cucina"» after a turn on one file:
+    (that file, the plan of its edit). A key or a text the message names, or the key the last
+    request asked about ("what port is the server on?")."""
+    files, listing = previous.get("files") or [], previous.get("listing") or []
+    named = files if files else listing
+    if workspace is None or len(named) != 1 or previous.get("plan_is_last") is False:
+        return None
+    if any(v.type in ("path", "glob", "url") for v in P.extract(text, workspace).values):
+        return None  # a file of its own: not this follow-up
+    content = read(workspace, named[0])
+    if content is None:
+        return None
+    change = _set_key(text, content, previous.get("request") or "") or _replace(text, content, "")
+    plan = step(named[0], *change) if change else None
+    return (named[0], plan) if plan else None

@@ -1,0 +1,67 @@
+"""A question about what one named file says, when the turn's model is local: "What port is the
+server configured on? The config is app/config.ini", «chi è entrato per ultimo nel team? guarda
+team/organico.md». The small local model cannot read a file and answer from it (it says "Nothing
+found." or a stray number), so the answer is the file itself: the whole of it when it is short,
+else its lines that hold the question's words. What the user asked is in front of them, and
+nothing is made up. A capable model gets the engine instead, which reads and answers. Read by the
+engine after the cold path (planner.coldpath), which serves the questions whose tool and arguments
+the request types ("the last line of logs/app.log")."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from planner import params as P
+from planner.edits import read
+from planner.intent import extract
+from planner.plan import Plan, PlanError, parse
+from planner.text import STOPWORDS, fold, words
+
+SHORT_LINES = 40  # a file this short is shown whole
+MAX_TERMS = 6
+
+_QUESTION = re.compile(
+    r"\?|^\s*(?:what|whats|what's|which|who|when|where|how|is|are|does|do|tell me|qual|quale|quali|quanto|quanta|"
+    r"quanti|quante|chi|che|cosa|quando|dove|come|com'e|dimmi)\b",
+    re.IGNORECASE,
+)
+# Verbs of a change, or of work beyond reading: not a question about the file.
+_CHANGING = frozenset(
+    "write create delete move set convert sort filter share compress send reply run fetch summarize undo".split()
+)
+_NOT_TERMS = STOPWORDS | frozenset(
+    "file files guarda look check config configured see vedi dimmi tell show mostra now adesso ora".split()
+)
+
+
+def plan_for(text: str, *, tools: set[str], workspace: Path | None) -> Plan | None:
+    if workspace is None or "read_files" not in tools or not _QUESTION.search(fold(text)):
+        return None
+    values = P.extract(text, workspace).values
+    paths = [v for v in values if v.type == "path"]
+    # «chi è entrato nel team? guarda team/organico.md»: a word that is the file's folder is not another file
+    paths = [p for p in paths if not any(o.text.startswith(p.text.rstrip("/") + "/") for o in paths)]
+    if len(paths) != 1 or any(v.type in ("glob", "url", "quoted") for v in values):
+        return None
+    if set(extract(text).verbs) & _CHANGING:
+        return None  # "… and save it to b.md": a change, or more than a question
+    content = read(workspace, paths[0].text)
+    if content is None or not content.strip():
+        return None
+    path = paths[0].text
+    if content.count("\n") < SHORT_LINES:
+        return _plan({"tool": "read_files", "args": {"paths": [path]}})
+    asked = text[: paths[0].start] + " " + text[paths[0].end :]
+    terms = [w for w in dict.fromkeys(words(asked)) if w not in _NOT_TERMS and len(w) > 2][:MAX_TERMS]
+    if not terms:
+        return None
+    pattern = "|".join(re.escape(t) for t in terms)
+    return _plan({"tool": "grep_files", "args": {"pattern": pattern, "paths": [path]}})
+
+
+def _plan(step: dict) -> Plan | None:
+    try:
+        return parse({"steps": [step], "final_message": ""})
+    except PlanError:
+        return None

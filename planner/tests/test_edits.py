@@ -1,0 +1,165 @@
+"""Edits spelled out in words (planner/edits.py) and questions about one file (planner/lookup.py):
+resolved against the file on disk with no model call, or None when the file does not hold the
+edit exactly once."""
+
+import uuid
+
+import pytest
+
+from planner import edits, followup, lookup
+from planner.dispatch import run_turn
+from planner.turn import TurnInput
+from planner.vaglio import guard
+from tests.loopback import plan
+
+INI = "[server]\nhost = 127.0.0.1\nport = 8080  # default\ndebug = true\n"
+JSON = '{\n  "titolo": "Il mio blog",\n  "post_per_pagina": 10,\n  "commenti": true\n}\n'
+LETTER = "Spett.le Ditta Ferri,\ncon la presente vi chiediamo 20 risme di carta entro il 10 giugno.\n"
+PACKING = "# Packing\n\n- passport\n- sunscreen\n"
+HOMEWORK = "# Compiti per lunedì\n\n- Matematica: pag. 87\n- Italiano: capitolo 3\n- Inglese: verbi irregolari\n"
+
+
+@pytest.fixture
+def files(workspace):
+    for path, content in {
+        "app/config.ini": INI,
+        "sito/config.json": JSON,
+        "ufficio/lettera.txt": LETTER,
+        "trip/packing.md": PACKING,
+        "scuola/compiti.md": HOMEWORK,
+        "spesa.md": "1. latte\n2. pane\n",
+        "todo.md": "- [x] call mom\n- [ ] buy milk\n",
+        "twice.txt": "red and red\n",
+    }.items():
+        (workspace / path).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / path).write_text(content)
+    return workspace
+
+
+def _edit(text, workspace):
+    found = edits.plan_for(text, tools={"edit_file"}, workspace=workspace)
+    return None if found is None else found.steps[0].args
+
+
+@pytest.mark.parametrize(
+    ("text", "old", "new"),
+    [
+        ("set port to 9090 in app/config.ini", "port = 8080  # default", "port = 9090  # default"),
+        ("nel file sito/config.json metti post_per_pagina a 5", '  "post_per_pagina": 10,', '  "post_per_pagina": 5,'),
+        (
+            'cambia il titolo in "Diario di cucina" in sito/config.json',
+            '  "titolo": "Il mio blog",',
+            '  "titolo": "Diario di cucina",',
+        ),
+        ("nella lettera (ufficio/lettera.txt) cambia 20 risme in 30 risme, per favore", "20 risme", "30 risme"),
+        (
+            "Could you add a light jacket and a phone charger to my packing list (trip/packing.md)?",
+            "- sunscreen",
+            "- sunscreen\n- light jacket\n- phone charger",
+        ),
+        ("aggiungi le uova e l'olio alla lista della spesa in spesa.md", "2. pane", "2. pane\n3. uova\n4. olio"),
+        ("ho finito i compiti di inglese, toglili da scuola/compiti.md", "- Inglese: verbi irregolari\n", ""),
+        ("remove buy milk from todo.md", "- [ ] buy milk\n", ""),
+    ],
+)
+def test_an_edit_spelled_out_in_words_is_resolved_against_the_file(files, text, old, new):
+    args = _edit(text, files)
+    assert args["old"] == old and args["new"] == new
+    assert (files / args["path"]).read_text().count(old) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "change red to blue in twice.txt",  # the old text stands twice: which one is not certain
+        "set colour to blue in app/config.ini",  # no such key, nor such text
+        "delete todo.md",  # not an edit of its content
+        "add 'call mom' to todo.md",  # a quoted text is written as it is (the cold path)
+        "remove the milk from sito/config.json",  # not a list
+        "change it to 9090 in app/config.ini",  # "it" with nothing asked before
+    ],
+)
+def test_an_edit_the_file_does_not_hold_exactly_is_none(files, text):
+    assert _edit(text, files) is None
+
+
+def test_a_follow_up_edits_the_key_the_last_request_asked_about(files):
+    previous = {"request": "What port is the server on? The config is app/config.ini", "files": ["app/config.ini"]}
+    found = followup.resolve("change it to 9090 please", previous, files)
+    assert found.request == "edit app/config.ini"
+    assert found.plan.steps[0].args == {"path": "app/config.ini", "old": "port = 8080  # default",
+                                        "new": "port = 9090  # default"}  # fmt: skip
+    titled = followup.resolve('e cambia il titolo in "Diario"', {"files": ["sito/config.json"]}, files)
+    assert titled.plan.steps[0].args["new"] == '  "titolo": "Diario",'
+    assert followup.resolve("change it to 9090", {"files": ["app/config.ini", "spesa.md"]}, files) is None
+
+
+def test_a_path_in_brackets_names_the_words_before_it_as_the_destination(files, cat):
+    executor = cat.executors["edit_file"]
+    args = {"path": "trip/packing.md", "old": "- sunscreen", "new": "- sunscreen\n- hat"}
+    assert guard(executor, args, files, "add a hat to my packing list (trip/packing.md)") is None
+    assert guard(executor, args, files, "what is in my packing list (trip/packing.md)?") is not None
+
+
+@pytest.mark.django_db
+def test_an_edit_in_words_runs_with_no_model_call(planner_model, files):
+    outcome = run_turn(
+        TurnInput(
+            turn_id=str(uuid.uuid4()),
+            session_id=str(uuid.uuid4()),
+            user_id=1,
+            text="nella lettera (ufficio/lettera.txt) cambia 20 risme in 30 risme, per favore",
+            workspace_path=files,
+        )
+    )
+    assert outcome.final_kind == "answer" and outcome.model_calls == 0 and planner_model.requests == []
+    assert "30 risme" in (files / "ufficio/lettera.txt").read_text()
+
+
+@pytest.mark.parametrize(
+    ("text", "step"),
+    [
+        ("What port is the server configured on? The config is app/config.ini", "read_files"),
+        ("chi ha i compiti di italiano? guarda scuola/compiti.md", "read_files"),
+        ("which items are in trip/packing.md?", "read_files"),
+    ],
+)
+def test_a_question_about_one_file_is_answered_with_the_file(files, text, step):
+    found = lookup.plan_for(text, tools={"read_files", "grep_files"}, workspace=files)
+    assert found.steps[0].tool == step
+
+
+def test_a_long_file_gives_the_lines_with_the_questions_words(files):
+    (files / "long.log").write_text("".join(f"line {n} ok\n" for n in range(60)) + "disk full\n")
+    tools = {"read_files", "grep_files"}
+    found = lookup.plan_for("why is the disk failing? see long.log", tools=tools, workspace=files)
+    assert (found.steps[0].tool, found.steps[0].args["paths"]) == ("grep_files", ["long.log"])
+    assert "disk" in found.steps[0].args["pattern"].split("|")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "set port to 9090 in app/config.ini",  # a change, not a question
+        "what is in app/config.ini and sito/config.json?",  # two files
+        "what port is the server on?",  # no file
+        "what's in missing.txt?",  # no such file
+    ],
+)
+def test_what_is_not_a_question_about_one_file_gets_no_lookup(files, text):
+    assert lookup.plan_for(text, tools={"read_files", "grep_files"}, workspace=files) is None
+
+
+@pytest.mark.django_db
+def test_a_capable_model_reads_and_answers_instead(planner_model, files):
+    planner_model.replies.append(plan(("read_files", {"paths": ["app/config.ini"]})))
+    outcome = run_turn(
+        TurnInput(
+            turn_id=str(uuid.uuid4()),
+            session_id=str(uuid.uuid4()),
+            user_id=1,
+            text="What port is the server configured on? The config is app/config.ini",
+            workspace_path=files,
+        )
+    )
+    assert planner_model.requests and "cold_path" not in outcome.trace["attempts"][0]
