@@ -36,6 +36,11 @@ def files(workspace):
     return workspace
 
 
+def _turn(text, workspace):
+    ids = {"turn_id": str(uuid.uuid4()), "session_id": str(uuid.uuid4()), "user_id": 1}
+    return run_turn(TurnInput(**ids, text=text, workspace_path=workspace))
+
+
 def _edit(text, workspace):
     found = edits.plan_for(text, tools={"edit_file"}, workspace=workspace)
     return None if found is None else found.steps[0].args
@@ -103,15 +108,7 @@ def test_a_path_in_brackets_names_the_words_before_it_as_the_destination(files, 
 
 @pytest.mark.django_db
 def test_an_edit_in_words_runs_with_no_model_call(planner_model, files):
-    outcome = run_turn(
-        TurnInput(
-            turn_id=str(uuid.uuid4()),
-            session_id=str(uuid.uuid4()),
-            user_id=1,
-            text="nella lettera (ufficio/lettera.txt) cambia 20 risme in 30 risme, per favore",
-            workspace_path=files,
-        )
-    )
+    outcome = _turn("nella lettera (ufficio/lettera.txt) cambia 20 risme in 30 risme, per favore", files)
     assert outcome.final_kind == "answer" and outcome.model_calls == 0 and planner_model.requests == []
     assert "30 risme" in (files / "ufficio/lettera.txt").read_text()
 
@@ -153,13 +150,5 @@ def test_what_is_not_a_question_about_one_file_gets_no_lookup(files, text):
 @pytest.mark.django_db
 def test_a_capable_model_reads_and_answers_instead(planner_model, files):
     planner_model.replies.append(plan(("read_files", {"paths": ["app/config.ini"]})))
-    outcome = run_turn(
-        TurnInput(
-            turn_id=str(uuid.uuid4()),
-            session_id=str(uuid.uuid4()),
-            user_id=1,
-            text="What port is the server configured on? The config is app/config.ini",
-            workspace_path=files,
-        )
-    )
+    outcome = _turn("What port is the server configured on? The config is app/config.ini", files)
     assert planner_model.requests and "cold_path" not in outcome.trace["attempts"][0]
