@@ -20,10 +20,11 @@ from pathlib import Path
 
 from planner import params as P
 from planner.plan import Plan, PlanError, parse
-from planner.text import STOPWORDS, fold, stems, words
+from planner.text import STOPWORDS, fold, language, stems, words
 
 MAX_BYTES = 256_000
 _HERE = "\u00a7"  # where the request named the file
+_WHERE = "<path>"  # where the answer names the file edited
 
 # What ends a value: punctuation, politeness, or the file named after it.
 _END = (
@@ -83,12 +84,16 @@ def plan_for(text: str, *, tools: set[str], workspace: Path | None) -> Plan | No
     said = text[: paths[0].start] + _HERE + text[paths[0].end :]
     said = re.sub(rf"\(\s*{_HERE}\s*\)", f" {_HERE}", said)
     change = change_in(said, content)
-    return step(paths[0].text, *change) if change else None
+    return step(paths[0].text, change, text) if change else None
 
 
-def change_in(said: str, content: str, about: str = "") -> tuple[str, str] | None:
-    """(old, new) for the one edit `said` spells out in `content`; `about`: the request the last
-    turn answered, where "it" in "change it to 9090" gets its key."""
+# (old, new, what the answer says in English and in Italian, or None: the edit's own sentence)
+Change = tuple[str, str, tuple[str, str] | None]
+
+
+def change_in(said: str, content: str, about: str = "") -> Change | None:
+    """The one edit `said` spells out in `content`; `about`: the request the last turn answered,
+    where "it" in "change it to 9090" gets its key."""
     for form in (_set_key, _replace, _add_items, _remove_item):
         found = form(said, content, about)
         if found is not None:
@@ -109,9 +114,12 @@ def read(workspace: Path, path: str) -> str | None:
         return None
 
 
-def step(path: str, old: str, new: str) -> Plan | None:
+def step(path: str, change: Change, request: str) -> Plan | None:
+    old, new, said = change
+    final = said[language(request) == "it"].replace("$", "").replace(_WHERE, "${step1.path}") if said else ""
     try:
-        return parse({"steps": [{"tool": "edit_file", "args": {"path": path, "old": old, "new": new}}]})
+        args = {"path": path, "old": old, "new": new}
+        return parse({"steps": [{"tool": "edit_file", "args": args}], "final_message": final})
     except PlanError:
         return None
 
@@ -129,7 +137,9 @@ def _set_key(said: str, content: str, about: str) -> tuple[str, str] | None:
         lines = {line.span(): line for k in keys if (line := _key_line(content, k))}
         if len(lines) == 1:
             line = next(iter(lines.values()))
-            return line.group(0), _with_value(line, value)
+            key, where = line.group("key"), _WHERE
+            said = (f"Set {key} to {value} in {where}.", f"Impostato {key} a {value} in {where}.")
+            return line.group(0), _with_value(line, value), said
     return None
 
 
@@ -137,9 +147,8 @@ def _key_line(content: str, key: str) -> re.Match | None:
     """The one line that gives `key` a value (`key = v`, `key: v`, `"key": v`), or None."""
     if len(key) < 2 or fold(key) in STOPWORDS:
         return None
-    pattern = (
-        rf"^(?P<pre>[ \t]*(?P<q>[\"']?){re.escape(key)}(?P=q)[ \t]*[:=][ \t]*)(?P<val>.*?)(?P<post>[ \t]*,?[ \t]*)$"
-    )
+    at = rf"^(?P<pre>[ \t]*(?P<q>[\"']?)(?P<key>{re.escape(key)})(?P=q)[ \t]*[:=][ \t]*)"
+    pattern = at + r"(?P<val>.*?)(?P<post>[ \t]*,?[ \t]*)$"
     found = list(re.finditer(pattern, content, re.MULTILINE | re.IGNORECASE))
     return found[0] if len(found) == 1 else None
 
@@ -177,7 +186,7 @@ def _replace(said: str, content: str, about: str) -> tuple[str, str] | None:
         at = [m.group(0) for m in re.finditer(rf"(?<!\w){re.escape(old)}(?!\w)", content, re.IGNORECASE)]
         if len(at) == 1 and new and _HERE not in new:
             found.add((at[0], new[:1].upper() + new[1:] if at[0][:1].isupper() and new[:1].islower() else new))
-    return found.pop() if len(found) == 1 else None
+    return (*found.pop(), None) if len(found) == 1 else None
 
 
 def _items(content: str) -> list[re.Match]:
@@ -214,7 +223,9 @@ def _add_items(said: str, content: str, about: str) -> tuple[str, str] | None:
         if last.group("box"):
             lead = re.sub(r"\[[xX]\]", "[ ]", lead)
         added.append(lead + item)
-    return last.group(0), "\n".join([last.group(0), *added])
+    listed = [", ".join(items[:-1]) + f" {conj} " + items[-1] if len(items) > 1 else items[0] for conj in ("and", "e")]
+    said = (f"Added {listed[0]} to {_WHERE}.", f"Aggiunto {listed[1]} a {_WHERE}.")
+    return last.group(0), "\n".join([last.group(0), *added]), said
 
 
 def _remove_item(said: str, content: str, about: str) -> tuple[str, str] | None:
@@ -233,9 +244,11 @@ def _remove_item(said: str, content: str, about: str) -> tuple[str, str] | None:
         return None
     at = content.index(line)
     end = at + len(line)
+    item = scored[0][1].group("text")
+    said = (f"Removed \u201c{item}\u201d from {_WHERE}.", f"Tolto \u201c{item}\u201d da {_WHERE}.")
     if content[end : end + 1] == "\n":
-        return line + "\n", ""
-    return (content[at - 1 : end], "") if at and content[at - 1] == "\n" else None
+        return line + "\n", "", said
+    return (content[at - 1 : end], "", said) if at and content[at - 1] == "\n" else None
 
 
 def _first(scored: tuple[int, re.Match]) -> int:
@@ -264,5 +277,5 @@ def on_last_file(text: str, previous: dict, workspace: Path | None) -> tuple[str
     if content is None:
         return None
     change = _set_key(text, content, previous.get("request") or "") or _replace(text, content, "")
-    plan = step(named[0], *change) if change else None
+    plan = step(named[0], change, text) if change else None
     return (named[0], plan) if plan else None

@@ -85,8 +85,8 @@ _ADD_TO = re.compile(
 )
 # "fix the typo in notes/b.md": after an editing verb, "in" also names the destination.
 _EDIT_IN = re.compile(
-    r"\b(fix|edit|update|change|replace|correct|modify|rename|insert|move|remove|delete|"
-    r"correggi|modifica|aggiorna|cambia|sostituisci|sposta|rimuovi|elimina|cancella)\b"
+    r"\b(fix|edit|update|change|replace|correct|modify|rename|insert|move|remove|delete|set|"
+    r"correggi|modifica|aggiorna|cambia|sostituisci|sposta|rimuovi|elimina|cancella|metti|imposta)\b"
     r".*\b(in|inside|within|nel|nella|dentro)\s+(?:(?:the|file|folder|il|la|lo|cartella)\s+)*[`'\"]?$",
     re.IGNORECASE | re.DOTALL,
 )

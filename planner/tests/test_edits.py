@@ -104,6 +104,8 @@ def test_a_path_in_brackets_names_the_words_before_it_as_the_destination(files, 
     args = {"path": "trip/packing.md", "old": "- sunscreen", "new": "- sunscreen\n- hat"}
     assert guard(executor, args, files, "add a hat to my packing list (trip/packing.md)") is None
     assert guard(executor, args, files, "what is in my packing list (trip/packing.md)?") is not None
+    port = {"path": "app/config.ini", "old": "port = 8080  # default", "new": "port = 9090  # default"}
+    assert guard(executor, port, files, "set port to 9090 in app/config.ini") is None
 
 
 @pytest.mark.django_db
@@ -111,6 +113,11 @@ def test_an_edit_in_words_runs_with_no_model_call(planner_model, files):
     outcome = _turn("nella lettera (ufficio/lettera.txt) cambia 20 risme in 30 risme, per favore", files)
     assert outcome.final_kind == "answer" and outcome.model_calls == 0 and planner_model.requests == []
     assert "30 risme" in (files / "ufficio/lettera.txt").read_text()
+    added = _turn("add a hat and gloves to my packing list (trip/packing.md)", files)
+    assert (added.text, added.model_calls) == ("Added hat and gloves to trip/packing.md.", 0)
+    assert (files / "trip/packing.md").read_text() == PACKING + "- hat\n- gloves\n"
+    italian = _turn("per favore nel file app/config.ini metti port a 9090", files)
+    assert italian.text == "Impostato port a 9090 in app/config.ini."
 
 
 @pytest.mark.parametrize(
