@@ -26,6 +26,9 @@ _QUESTION = re.compile(
     r"quanti|quante|chi|che|cosa|quando|dove|come|com'e|dimmi)\b",
     re.IGNORECASE,
 )
+# A question by its first word: "what port is set in app.ini?" asks, whatever verb it holds.
+_ASKED = re.compile(r"^\s*(?:what|whats|what's|which|who|when|where|how|qual|quale|quali|quanto|quanti|chi|che|cosa|"
+                    r"quando|dove|com'e)\b.*\?\s*$")  # fmt: skip
 # Verbs of a change, or of work beyond reading: not a question about the file.
 _CHANGING = frozenset(
     "write create delete move set convert sort filter share compress send reply run fetch summarize undo".split()
@@ -44,7 +47,7 @@ def plan_for(text: str, *, tools: set[str], workspace: Path | None) -> Plan | No
     paths = [p for p in paths if not any(o.text.startswith(p.text.rstrip("/") + "/") for o in paths)]
     if len(paths) != 1 or any(v.type in ("glob", "url", "quoted") for v in values):
         return None
-    if set(extract(text).verbs) & _CHANGING:
+    if set(extract(text).verbs) & _CHANGING and not _ASKED.match(fold(text)):
         return None  # "… and save it to b.md": a change, or more than a question
     content = read(workspace, paths[0].text)
     if content is None or not content.strip():

@@ -126,6 +126,7 @@ def test_an_edit_in_words_runs_with_no_model_call(planner_model, files):
         ("What port is the server configured on? The config is app/config.ini", "read_files"),
         ("chi ha i compiti di italiano? guarda scuola/compiti.md", "read_files"),
         ("which items are in trip/packing.md?", "read_files"),
+        ("what port is set in app/config.ini?", "read_files"),
     ],
 )
 def test_a_question_about_one_file_is_answered_with_the_file(files, text, step):
