@@ -4,7 +4,7 @@ justifies, so a remembered plan never repeats what the model made up ("Done: wro
 After planner.params.parametrize has turned the request's typed values into slots, each literal
 left in a step's arguments must be one of:
 - derived from the request's words by a known rule (planner.object_kinds: "markdown files" →
-  `*.md`, "my files" → the root);
+  `*.md`, "my files" → the root; a percentage divides by 100);
 - a tool constant: a boolean, a value of the schema's enum or its default, a number the schema
   does not require (tail_lines, limit);
 - text whose every word the request says (stop-words aside), or, for a tool that only reads or
@@ -42,6 +42,7 @@ class _Said:
         self.words = set(words(plain)) | {w for text in quoted for w in words(text) if not w.isdigit()}
         self.stems = {s for w in self.words for s in stems(w)}
         self.derived = {normalized(v) for v in object_kinds.derived_values(plain)}
+        self.percent = "%" in plain or bool(self.words & {"percent", "percento", "cento"})
 
     def says(self, word: str, vocabulary: frozenset[str]) -> bool:
         if word.isdigit():
@@ -98,6 +99,8 @@ def _check(value: Any, schema: dict, required: bool, where: str, said: _Said, vo
         # a value with no name in it ("." the root, "*" everything), or one derived from the words.
         ok = not any(c.isalnum() for c in rest) or normalized(value) in said.derived
         return [] if ok else [f"{where}: the request does not name {value!r}"]
+    if said.percent:  # "15% of 200" is 15 / 100 * 200: the division by 100 is what "%" says
+        rest = re.sub(r"/\s*100(?![\d.])", " ", rest)
     unsaid = [w for w in words(rest) if not said.says(w, vocabulary)]
     return [f"{where}: {', '.join(unsaid[:5])!s} not in the request"] if unsaid else []
 

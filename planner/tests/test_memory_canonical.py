@@ -56,6 +56,13 @@ def recall(workspace, text):
         ("2 to the power of 10", [("compute", {"expression": "2 ** 10"})], "3^5", {"expression": "3 ** 5"}),
         ("che ore sono a Roma?", [("get_time", {"tz": "Europe/Rome"})], "what time is it in New York?",
          {"tz": "America/New_York"}),
+        # a percentage divides by 100; "how many times does a go into b" is b / a
+        ("what is 15% of 200?", [("compute", {"expression": "15 / 100 * 200"})], "how much is 7 percent of 350",
+         {"expression": "7 / 100 * 350"}),
+        ("what's 144 divided by 12", [("compute", {"expression": "144 / 12"})], "how many times does 7 go into 91?",
+         {"expression": "91 / 7"}),
+        ("show the contents of notes/a.md", [("read_files", {"paths": ["notes/a.md"]})],
+         "open notes/b.md and tell me what it says", {"paths": ["notes/b.md"]}),
     ],
 )  # fmt: skip
 def test_a_paraphrase_is_served_at_stage_one_without_an_embedding(workspace, learned, steps, paraphrase, args):
