@@ -44,7 +44,12 @@ TOOL_VERBS: dict[str, tuple[str, ...]] = {
 }
 # The operations plan memory's canonical form names that no intent verb does (planner/canonical.yaml:
 # the "v:remember" phrases, and a schedule, which is a value of its own), and the tools that do them.
-OPERATION_TOOLS: dict[str, tuple[str, ...]] = {"remember": ("memory_add",), "schedule": ("schedule_recurring",)}
+OPERATION_TOOLS: dict[str, tuple[str, ...]] = {
+    "remember": ("memory_add",),
+    "schedule": ("schedule_recurring",),
+    "pause": ("toggle_recurring",),  # "put weekly-report on hold"
+    "resume": ("toggle_recurring",),  # «riattiva report-mensile»
+}
 
 
 def _lexicon(table: dict[str, tuple[str, ...]]) -> tuple[dict[str, str], list[tuple[str, str]]]:

@@ -44,8 +44,9 @@ PATTERNS: tuple[tuple[str, re.Pattern], ...] = (
     )),
     # A glob never ends with "?": "e per *.py?" asks about *.py.
     ("glob", re.compile(r"(?<![\w/])(?=\S*[\w.])((?:[\w.-]+/)*[\w.-]*\*[\w.*?/-]*(?<!\?))")),
-    ("datetime", re.compile(
-        r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?)?\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}:\d{2}\b"
+    ("datetime", re.compile(  # not inside a name: meeting-2024-03-04.md is a file
+        r"(?<![\w-])\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?)?\b(?!\.\w|-)"
+        r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}:\d{2}\b"
         rf"|\b\d{{1,2}}(?:st|nd|rd|th)? {_MONTHS}\b(?: \d{{4}})?"
         rf"|\b{_MONTHS} \d{{1,2}}(?:st|nd|rd|th)?\b(?:,? \d{{4}})?",
         re.IGNORECASE,
@@ -146,6 +147,9 @@ def extract(text: str, workspace: Path | None = None, extra: tuple = ()) -> Extr
                 value = value.rstrip(".")
                 end = start + len(match.group(0).rstrip("."))
             taken.append((start, end, kind, value))
+    for match in _HYPHENATED.finditer(text):  # a name: "the nightly-backup task", «riattiva report-mensile»
+        if free(*match.span()) and _a_name(match.group(0)):
+            taken.append((match.start(), match.end(), "identifier", match.group(0)))
     if workspace is not None:  # a plain word that names something in the workspace is a path
         for match in re.finditer(r"(?<![\w./-])[\w-]{2,}(?![\w/])", text):
             word = match.group(0)
@@ -164,6 +168,23 @@ def extract(text: str, workspace: Path | None = None, extra: tuple = ()) -> Extr
         cursor = v.end
     masked.append(text[cursor:])
     return Extraction(text, tuple(values), "".join(masked))
+
+
+# Words joined by hyphens, as names are ("nightly-backup", "report-mensile"); not the common
+# compounds of English ("follow-up" has a short part; "real-time" is in the list), nor a number.
+_HYPHENATED = re.compile(r"(?<![\w./-])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+(?![\w/-]|\.\w)")
+_COMPOUNDS = frozenset(
+    "well-known real-time long-term short-term self-hosted step-by-step day-to-day end-to-end year-end "
+    "state-of-the-art open-source non-empty read-only full-text multi-step one-off high-level low-level "
+    "first-class third-party so-called left-hand right-hand all-time part-time full-time".split()
+)
+_TENS = re.compile(r"^(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)-")
+
+
+def _a_name(word: str) -> bool:
+    parts = word.lower().split("-")
+    long_parts = sum(1 for p in parts if len(p) >= 3)
+    return long_parts >= 2 and word.lower() not in _COMPOUNDS and not _TENS.match(word.lower())
 
 
 def normalize(masked: str) -> str:

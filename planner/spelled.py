@@ -226,7 +226,7 @@ def _schedules() -> tuple[re.Pattern, dict[str, str], re.Pattern, dict[str, str]
         re.IGNORECASE,
     )
     adverbs = {fold(k): v for k, v in spec["adverbs"].items()}
-    adverb = re.compile(rf"(?<![\w])(?:{_alternation(adverbs)})(?![\w])(?:\s+(?:{at})\s+(?P<at>{clock}))?", re.I)
+    adverb = re.compile(rf"(?<![\w-])(?:{_alternation(adverbs)})(?![\w-])(?:\s+(?:{at})\s+(?P<at>{clock}))?", re.I)
     one = lexicon.data()["one_of"]
     ranges = re.compile(rf"(?<![\w])({_alternation(one['words'])})\s+({_alternation(one['nouns'])})(?![\w])", re.I)
     return pattern, units, adverb, adverbs, ranges

@@ -63,6 +63,11 @@ def recall(workspace, text):
          {"expression": "91 / 7"}),
         ("show the contents of notes/a.md", [("read_files", {"paths": ["notes/a.md"]})],
          "open notes/b.md and tell me what it says", {"paths": ["notes/b.md"]}),
+        # a hyphenated name is a value; pausing is one operation however it is said
+        ("pause the nightly-backup task", [("toggle_recurring", {"name": "nightly-backup", "enabled": False})],
+         "put weekly-report on hold for now", {"name": "weekly-report", "enabled": False}),
+        ("riprendi il task backup-notturno", [("toggle_recurring", {"name": "backup-notturno", "enabled": True})],
+         "riattiva report-mensile", {"name": "report-mensile", "enabled": True}),
     ],
 )  # fmt: skip
 def test_a_paraphrase_is_served_at_stage_one_without_an_embedding(workspace, learned, steps, paraphrase, args):

@@ -113,3 +113,18 @@ def test_a_value_is_never_bound_inside_a_slot_already_put_in():
     plan, slots = P.parametrize({"steps": [{"tool": "compute", "args": {"expression": "2 ** 10"}}]}, extraction)
     assert plan["steps"][0]["args"]["expression"] == "${PARAM:number_1} ${PARAM:op_1} ${PARAM:number_2}"
     assert set(slots) == {"number_1", "number_2", "op_1"}
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("pause the nightly-backup task", [("identifier", "nightly-backup")]),
+        ("riattiva report-mensile", [("identifier", "report-mensile")]),
+        ("write a follow-up email", []),  # a short part: a compound, not a name
+        ("a real-time clock, twenty-five times", []),
+        ("read meeting-2024-03-04.md", [("path", "meeting-2024-03-04.md")]),
+        ("salva '# Stato dell'arte' in a.md", [("quoted", "# Stato dell'arte"), ("path", "a.md")]),
+    ],
+)
+def test_hyphenated_names_are_values_and_quotes_may_hold_an_apostrophe(text, values):
+    assert [(v.type, v.text) for v in P.extract(text).values] == values
