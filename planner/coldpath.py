@@ -47,7 +47,7 @@ _QUESTION = re.compile(
 
 
 # Sentences before the last one: "Sto iniziando la tesi. Mi crei le cartelle …?"
-_CONTEXT = re.compile(r"^(.+?[.!])\s+(?=\S)", re.DOTALL)
+CONTEXT = re.compile(r"^(.+?[.!])\s+(?=\S)", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ def plan_for(text: str, *, candidates: list[Executor], workspace: Path | None) -
     from the request's own words with quoted text left out: "salva 'compra il latte'" asks to
     save, whatever the quote says."""
     req = request_of(text, workspace)
-    context = _CONTEXT.match(text)
+    context = CONTEXT.match(text)
     if req.unexplained and context and not request_of(context.group(1), workspace).values:
         # "I'm cleaning up my project. Delete the build folder.": what comes first only says why
         return plan_for(text[context.end() :], candidates=candidates, workspace=workspace)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from planner import answers, edits, object_kinds, spelled, where
+from planner import answers, edits, object_kinds, rebind, spelled, where
 from planner import params as P
 from planner.plan import Plan, PlanError, parse
 from planner.text import fold, whole
@@ -45,14 +45,17 @@ class Resolved:
 
 def facts(plan: Plan, results: dict[int, dict], kept: list[str] = ()) -> dict:
     """What a plan that ran leaves for the next turn: the plan (literal values), the paths of its
-    last listing, the files its steps named, and the scratchpad entries its large results went to
-    (`kept`: the next turn is offered scratchpad_read for them)."""
+    last listing (or of the files it moved), the files its steps named, and the scratchpad entries
+    its large results went to (`kept`: the next turn is offered scratchpad_read for them)."""
     listing: list[str] = []
     if results and plan.steps[max(results) - 1].tool in LISTING_TOOLS:
         for entry in results[max(results)].get("entries") or []:
             path = entry.get("path") if isinstance(entry, dict) else None
             if isinstance(path, str) and path not in listing and entry.get("type", "file") == "file":
                 listing.append(path)
+    elif results and plan.steps[max(results) - 1].tool == "move_files":  # "open the second one" of those moved
+        moved = results[max(results)].get("moved") or []
+        listing = [m["to"] for m in moved if isinstance(m, dict) and isinstance(m.get("to"), str)]
     # The files the steps acted on (a listing's folder is not one).
     files = [p for step in plan.steps if step.tool not in LISTING_TOOLS for p in _paths_of(step.args)]
     return {
@@ -96,7 +99,8 @@ _ORDINAL = re.compile(
     r"(?:(?P<word>" + "|".join([*_ORDINALS, *_LAST]) + r")|(?P<number>\d{1,3})(?:st|nd|rd|th)?|"
     r"(?:first|primi|prime)\s+(?P<count>\d{1,2}))"
     r"(?:\s+(?:one|ones|file|files|result|results|entry|uno|una|file|risultato|risultati))?"
-    r"(?:\s+(?:of (?:them|those)|in the list|della lista|dell'elenco|tra questi))?\s*[.!?]*$"
+    r"(?:\s+(?:of (?:them|those)|in the list|della lista|dell'elenco|tra questi))?"
+    r"(?:\s+(?:and|e) (?:tell me|dimmi|show me|fammi vedere)\b[^.!?]*)?\s*[.!?]*$"  # "… and tell me what we decided"
 )
 _PRONOUN = re.compile(
     _LEAD + r"(?:(?P<verb>open|read|show(?: me)?|delete|remove|erase|apri|leggi|mostra|cancella|elimina|rimuovi)"
@@ -236,7 +240,7 @@ def _same_plan(text: str, folded: str, previous: dict, workspace) -> Resolved | 
     plan, request = previous.get("plan"), previous.get("plan_request") or previous.get("request") or ""
     if not plan or not request:
         return None
-    new = _values(text, workspace)
+    new = rebind.values(text, workspace)
     rest = _SAME.sub("", folded, count=1)
     for _, value in new:
         rest = rest.replace(fold(value), " ")
@@ -250,7 +254,7 @@ def _same_plan(text: str, folded: str, previous: dict, workspace) -> Resolved | 
         return None  # words beside the cue and the values: a request of its own
     if len({kind for kind, _ in new}) != len(new):
         return None  # two new values of one type for one slot: which goes where is not certain
-    old = _values(request, workspace)
+    old = rebind.values(request, workspace)
     swaps: dict[str, str] = {}
     for kind, value in new:
         same_type = {text for type_, text in old if type_ == kind}
@@ -259,8 +263,8 @@ def _same_plan(text: str, folded: str, previous: dict, workspace) -> Resolved | 
         if len(same_type) != 1:
             return None  # nothing of that type to replace, or several: not for sure
         before = same_type.pop()
-        swaps[before] = _beside(before, value, workspace) if kind == "path" else value
-    rebound = _rebind(plan, swaps)
+        swaps[before] = rebind.beside(before, value, workspace) if kind == "path" else value
+    rebound = rebind.rebound(plan, swaps)
     if rebound is None:
         return None
     rewritten = request
@@ -326,61 +330,6 @@ def _edit_last(text: str, folded: str, previous: dict, workspace) -> Resolved | 
     if found := edits.on_last_file(text, previous, workspace):
         return Resolved("pronoun", found[1], f"edit {found[0]}", f"the last file named: {found[0]}")
     return None
-
-
-def _values(text: str, workspace) -> list[tuple[str, str]]:
-    """The values a plan may re-bind, as (type, text): paths, globs, URLs, numbers, and the globs
-    that kinds of file stand for ("python files" → *.py)."""
-    kinds = ("path", "glob", "url", "number", "ext", "quoted")
-    # An extension is a glob ("the .md files" → *.md), so "now for *.py" re-binds it.
-    # A number with "%" after it is a rate, not the amount it is taken of ("e il 20%?").
-    typed = [("glob", f"*{v.text}") if v.type == "ext"
-             else ("percent", v.text) if v.type == "number" and text[v.end : v.end + 2].lstrip().startswith("%")
-             else (v.type, v.text)
-             for v in P.extract(text, workspace).values if v.type in kinds]  # fmt: skip
-    derived = [("glob", item.value) for item in object_kinds.derived(text) if item.kind == "glob"]
-    return typed + [d for d in derived if d not in typed]
-
-
-def _rebind(plan: dict, swaps: dict[str, str]) -> dict | None:
-    """The plan with each old value replaced where it stands as a whole argument (or a list item),
-    and in the final message; None when an old value stands nowhere (the plan did not use it)."""
-    used = set()
-
-    def swap(value):
-        if isinstance(value, str) and value in swaps:
-            used.add(value)
-            return swaps[value]
-        if isinstance(value, str):  # a number inside an expression: "15 * 320 / 100"
-            for before, after in swaps.items():
-                if re.fullmatch(r"-?\d+(?:\.\d+)?", before) and re.search(
-                    rf"(?<![\d.]){re.escape(before)}(?![\d.])", value
-                ):
-                    used.add(before)
-                    value = re.sub(rf"(?<![\d.]){re.escape(before)}(?![\d.])", after, value)
-            return value
-        if isinstance(value, list):
-            return [swap(v) for v in value]
-        if isinstance(value, dict):
-            return {k: swap(v) for k, v in value.items()}
-        return value
-
-    steps = [{"tool": s.get("tool"), "args": swap(s.get("args") or {})} for s in plan.get("steps") or []]
-    if used != set(swaps):
-        return None
-    final = plan.get("final_message") or ""
-    for before, after in swaps.items():
-        final = final.replace(before, after)
-    return {"steps": steps, "final_message": final}
-
-
-def _beside(old: str, new: str, workspace) -> str:
-    """«e per c.md?» after reading notes/a.md: a bare name that is not in the workspace's root
-    goes beside the old file (notes/c.md), to read or to write."""
-    folder = old.rsplit("/", 1)[0] if "/" in old.rstrip("/") else ""
-    if not folder or "/" in new or workspace is None:
-        return new
-    return f"{folder}/{new}" if (workspace / folder).is_dir() and not (workspace / new).exists() else new
 
 
 def _typed_file(text: str, workspace) -> str | None:

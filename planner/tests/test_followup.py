@@ -202,3 +202,12 @@ def test_the_same_plan_for_a_new_file_and_text_goes_beside_the_file_written(work
     found = followup.resolve("fai lo stesso per d.md, con titolo '# Stato dell'arte'", previous, workspace)
     assert found.plan.steps[0].args == {"path": "notes/d.md", "content": "# Stato dell'arte"}
     assert "notes/d.md" in found.request
+
+
+def test_the_files_a_plan_moved_are_a_listing_an_ordinal_counts_in(workspace):
+    plan = parse({"steps": [{"tool": "find_files", "args": {"pattern": "*.md"}},
+                            {"tool": "move_files", "args": {"from_step": 1, "to": "notes/"}}]})  # fmt: skip
+    moved = {"moved": [{"from": "a.md", "to": "notes/a.md"}, {"from": "b.md", "to": "notes/b.md"}], "count": 2}
+    previous = {"request": "move all the *.md files into notes/", **followup.facts(plan, {1: {}, 2: moved})}
+    for text in ("open the second one", "open the second one and tell me what we decided"):
+        assert followup.resolve(text, previous, workspace).plan.steps[0].args == {"paths": ["notes/b.md"]}
