@@ -13,6 +13,7 @@ from django.utils.translation import gettext_lazy as _
 
 from planner.intent import Intent
 from planner.models import Gap
+from planner.vaglio import UNNAMED_TARGET
 
 # Lazy: each is read in the language of the turn that hits the dead end (agents.runtime
 # activates the session owner's language around it).
@@ -39,6 +40,13 @@ SUGGESTIONS = {
         "An operator should check the executor catalog in the admin."
     ),
 }
+# A write the vaglio stopped because the request does not name its file (planner/vaglio.py): the
+# file is inside the workspace, so "outside your workspace" would mislead.
+UNNAMED_CAUSE = _("the request does not name that file as the one to change")
+UNNAMED_SUGGESTION = _(
+    "I change a file that already exists only when the request names it as the one to change, for "
+    "example “update notes/b.md: …” or “save … to notes/b.md”. Name the file that way and ask again."
+)
 CAUSE_TEXT = {
     "out_of_scope": _("the request reaches outside what I may do"),
     "wrong_tool": _("the tool I chose could not do it"),
@@ -61,7 +69,8 @@ class DeadEnd:
 @transaction.atomic
 def terminate(*, cause: str, detail: str, intent: Intent | None, request_text: str) -> DeadEnd:
     signature = f"{cause}:{(intent.verb if intent else None) or '-'}:{(intent.object if intent else None) or '-'}"
-    suggestion = SUGGESTIONS.get(cause, SUGGESTIONS["wrong_tool"])
+    unnamed = cause == "out_of_scope" and UNNAMED_TARGET in detail
+    suggestion = UNNAMED_SUGGESTION if unnamed else SUGGESTIONS.get(cause, SUGGESTIONS["wrong_tool"])
     # The gap is for the operators, in the admin: it keeps the English text whoever hit it.
     with translation.override("en"):
         operator_suggestion = str(suggestion)
@@ -78,7 +87,7 @@ def terminate(*, cause: str, detail: str, intent: Intent | None, request_text: s
         Gap.objects.filter(pk=gap.pk).update(occurrences=F("occurrences") + 1, detail=detail[:2000])
         gap.refresh_from_db()
     message = gettext("I could not do this: %(cause)s (%(detail)s). %(suggestion)s") % {
-        "cause": CAUSE_TEXT.get(cause, cause),
+        "cause": UNNAMED_CAUSE if unnamed else CAUSE_TEXT.get(cause, cause),
         "detail": detail,
         "suggestion": suggestion,
     }

@@ -70,6 +70,7 @@ PATH_ARGS = {"path", "paths", "src", "dst", "dir", "directory", "file", "files"}
 # Absolute paths a shell command may name: the system's programs and the null device.
 SHELL_ALLOWED_ABSOLUTE = ("/usr/", "/bin/", "/dev/null", "/dev/stdout", "/dev/stderr")
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+UNNAMED_TARGET = "it would change a file that the request does not name as a destination"
 # Words that, right before a path in the request, make it the destination of a write.
 _DESTINATION = re.compile(
     r"\b(to|into|onto|as|over|overwrite|update|edit|modify|change|replace|fix|rewrite|append|save|write|"
@@ -245,7 +246,7 @@ def guard(executor: Executor, args: dict, workspace: Path, request_text: str = "
             except OutsideWorkspace:
                 return "the command names a path outside the workspace"
     if _overwrites_unasked(executor, args, workspace, request_text):
-        return "it would change a file that the request does not name as a destination"
+        return UNNAMED_TARGET
     return None
 
 

@@ -158,6 +158,18 @@ def test_a_dead_end_is_in_italian_for_an_italian_user_and_the_gap_stays_in_engli
     assert english.message.startswith("I could not do this: the tool I chose could not do it (no mail tool).")
 
 
+@pytest.mark.django_db
+def test_a_write_to_a_file_the_request_does_not_name_says_so_not_outside_the_workspace():
+    request = "summarise notes/a.md"
+    detail = "step 1 (write_files) failed: it would change a file that the request does not name as a destination"
+    end = terminate(cause="out_of_scope", detail=detail, intent=extract(request), request_text=request)
+    assert end.message.startswith("I could not do this: the request does not name that file as the one to change")
+    assert "outside your workspace" not in end.message and "update notes/b.md" in end.suggestion
+    with translation.override("it"):
+        italian = terminate(cause="out_of_scope", detail=detail, intent=extract(request), request_text=request)
+    assert "la richiesta non indica quel file come quello da cambiare" in italian.message
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_real_turn_of_an_italian_user_ends_its_dead_end_in_italian(planner_model, settings):
     """The same English request, the owner's language set to Italian: the turn runs in it."""
