@@ -15,7 +15,7 @@ from pathlib import Path
 from planner import canonical
 from planner.cold_request import Ambiguous, one, request_of
 from planner.coldpath import CONTEXT
-from planner.plan import Plan, PlanError, parse
+from planner.plan import Plan, of_steps
 from planner.text import fold
 
 MAX_FILES = 20  # move_files and delete_files take at most this many paths
@@ -51,14 +51,14 @@ def plan_for(text: str, *, tools: set[str], workspace: Path | None) -> Plan | No
         where = {"path": str(folders[0].value)} if folders else {}
         if not 0 < len(_matches(workspace / where.get("path", "."), str(glob.value))) <= MAX_FILES:
             return None
-        return _plan(("find_files", {"pattern": glob.value, **where}), ("delete_files", {"from_step": 1}))
+        return of_steps(("find_files", {"pattern": glob.value, **where}), ("delete_files", {"from_step": 1}))
     into = [str(f.value) for f in folders] or [f for f in req.fresh if _INTO_IT.search(folded)]
     if "move_files" not in tools or len(into) != 1:
         return None
     found, to = _matches(workspace, str(glob.value)), into[0].strip("/")
     if not 0 < len(found) <= MAX_FILES or any((workspace / to) in p.parents for p in found):
         return None  # none to move, too many, or some are there already
-    return _plan(("find_files", {"pattern": glob.value}), ("move_files", {"from_step": 1, "to": to + "/"}))
+    return of_steps(("find_files", {"pattern": glob.value}), ("move_files", {"from_step": 1, "to": to + "/"}))
 
 
 def _matches(workspace: Path, glob: str) -> list[Path]:
@@ -67,10 +67,3 @@ def _matches(workspace: Path, glob: str) -> list[Path]:
         return [p for p in workspace.rglob(glob) if p.is_file()][: MAX_FILES + 1]
     except (OSError, ValueError):
         return []
-
-
-def _plan(*steps: tuple[str, dict]) -> Plan | None:
-    try:
-        return parse({"steps": [{"tool": t, "args": a} for t, a in steps], "final_message": ""})
-    except PlanError:
-        return None

@@ -19,8 +19,9 @@ import re
 from pathlib import Path
 
 from planner import params as P
-from planner.plan import Plan, PlanError, parse
+from planner.plan import Plan, of_steps
 from planner.text import STOPWORDS, fold, language, stems, words
+from planner.workspace import OutsideWorkspace, resolve
 
 MAX_BYTES = 256_000
 _HERE = "\u00a7"  # where the request named the file
@@ -104,27 +105,21 @@ def change_in(said: str, content: str, about: str = "") -> Change | None:
 def read(workspace: Path, path: str) -> str | None:
     """The text of a file inside the workspace, or None (absent, outside it, too large, binary)."""
     try:
-        root = workspace.resolve()
-        target = (workspace / path).resolve()
-        target.relative_to(root)
+        target = resolve(workspace, path)
         if not target.is_file() or target.stat().st_size > MAX_BYTES:
             return None
         return target.read_text(encoding="utf-8")
-    except (OSError, ValueError, UnicodeDecodeError):
+    except (OutsideWorkspace, OSError, UnicodeDecodeError):
         return None
 
 
 def step(path: str, change: Change, request: str) -> Plan | None:
     old, new, said = change
     final = said[language(request) == "it"].replace("$", "").replace(_WHERE, "${step1.path}") if said else ""
-    try:
-        args = {"path": path, "old": old, "new": new}
-        return parse({"steps": [{"tool": "edit_file", "args": args}], "final_message": final})
-    except PlanError:
-        return None
+    return of_steps(("edit_file", {"path": path, "old": old, "new": new}), final=final)
 
 
-def _set_key(said: str, content: str, about: str) -> tuple[str, str] | None:
+def _set_key(said: str, content: str, about: str) -> Change | None:
     for match in _SET.finditer(said):
         phrase = match.group("key") or ""
         value = _unquoted(match.group("value"))
@@ -172,7 +167,7 @@ def _unquoted(value: str) -> str:
     return value.strip()
 
 
-def _replace(said: str, content: str, about: str) -> tuple[str, str] | None:
+def _replace(said: str, content: str, about: str) -> Change | None:
     match = _REPLACE.search(said)
     if match is None:
         return None
@@ -193,7 +188,7 @@ def _items(content: str) -> list[re.Match]:
     return [m for line in content.splitlines() if (m := _ITEM.match(line))]
 
 
-def _add_items(said: str, content: str, about: str) -> tuple[str, str] | None:
+def _add_items(said: str, content: str, about: str) -> Change | None:
     verb = _ADD.search(said)
     here = said.find(_HERE, verb.end()) if verb else -1
     listed = _items(content)
@@ -228,7 +223,7 @@ def _add_items(said: str, content: str, about: str) -> tuple[str, str] | None:
     return last.group(0), "\n".join([last.group(0), *added]), said
 
 
-def _remove_item(said: str, content: str, about: str) -> tuple[str, str] | None:
+def _remove_item(said: str, content: str, about: str) -> Change | None:
     match = _REMOVE.search(said)
     listed = _items(content)
     if match is None or not listed:

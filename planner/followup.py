@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from planner import answers, edits, object_kinds, rebind, spelled, where
 from planner import params as P
-from planner.plan import Plan, PlanError, parse
+from planner.plan import Plan, PlanError, of_steps, parse
 from planner.text import fold, whole
 from planner.where import LEAD as _LEAD
 from planner.where import paths_of as _paths_of
@@ -142,7 +142,7 @@ def _more(text: str, folded: str, previous: dict, workspace) -> Resolved | None:
     if not read or len(args.get("paths") or []) != 1:
         return None  # the whole file was read, or its tail: there is no rest
     start = int(args.get("offset") or 1) + int(read)
-    plan, request = _plan([("read_files", {"paths": args["paths"], "offset": start})]), f"read {args['paths'][0]}"
+    plan, request = of_steps(("read_files", {"paths": args["paths"], "offset": start})), f"read {args['paths'][0]}"
     return Resolved("more", plan, f"{request} from line {start}", "the rest of the last file read") if plan else None
 
 
@@ -159,7 +159,7 @@ def _previous_answer(text: str, folded: str, previous: dict, workspace) -> Resol
     args = {"path": path, "content": answer}
     if _APPEND.search(folded):
         args["append"] = True
-    plan = _plan([("write_files", args)])
+    plan = of_steps(("write_files", args))
     return Resolved("previous_answer", plan, text, "the previous answer") if plan else None
 
 
@@ -208,7 +208,7 @@ def _pronoun(text: str, folded: str, previous: dict, workspace) -> Resolved | No
         renamed = (moved.group("verb") or moved.group("clitic")) in ("rename", "rinomina")
         if to and "/" not in to and "/" in named[0] and renamed:
             to = f"{named[0].rsplit('/', 1)[0]}/{to}"  # a new name, in the same folder
-        plan = _plan([("move_files", {"paths": [named[0]], "to": to})]) if to and len(named) == 1 else None
+        plan = of_steps(("move_files", {"paths": [named[0]], "to": to})) if to and len(named) == 1 else None
         request = f"{'rename' if renamed else 'move'} {named[0]} to {to}"
         return Resolved("pronoun", plan, request, f"the last file named: {named[0]}") if plan else None
     verb = match.group("verb") or match.group("clitic")
@@ -220,7 +220,7 @@ def _where(text: str, folded: str, previous: dict, workspace) -> Resolved | None
     if found := where.there(text, folded, previous, workspace) or where.described(folded, previous):
         return _act_on(found[0], [found[1]], "pronoun", f"{found[1]}: named by where the last turn was")
     if found := where.into_folder(text, folded, previous, workspace):
-        plan, request = _plan([("write_files", {"path": found[0], "content": found[1]})]), f"write {found[0]}"
+        plan, request = of_steps(("write_files", {"path": found[0], "content": found[1]})), f"write {found[0]}"
         return Resolved("pronoun", plan, request, f"{found[0]}: in the folder the last turn made") if plan else None
     return None
 
@@ -230,7 +230,7 @@ def _act_on(verb: str, paths: list[str], kind: str, evidence: str) -> Resolved |
         tool, word = "read_files", "read"
     else:
         tool, word = "delete_files", "delete"
-    plan = _plan([(tool, {"paths": list(paths)})])
+    plan = of_steps((tool, {"paths": list(paths)}))
     return Resolved(kind, plan, f"{word} {' and '.join(paths)}", evidence) if plan else None
 
 
@@ -294,7 +294,7 @@ def _append_here(text: str, folded: str, previous: dict, workspace) -> Resolved 
     quoted = [v.text for v in values if v.type == "quoted"]
     if len(quoted) != 1 or any(v.type in ("path", "glob") for v in values):
         return None  # no text to add, two of them, or a file of its own: not this follow-up
-    plan = _plan([("write_files", {"path": files[0], "content": quoted[0], "append": True})])
+    plan = of_steps(("write_files", {"path": files[0], "content": quoted[0], "append": True}))
     request = f"append '{quoted[0]}' to {files[0]}"
     return Resolved("pronoun", plan, request, f"the last file named: {files[0]}") if plan else None
 
@@ -321,7 +321,7 @@ def _lines(text: str, folded: str, previous: dict, workspace) -> Resolved | None
     last = (match.group("end") or match.group("one")) in ("last", "bottom", "ultime", "ultimi", "ultima")
     arg = "tail_lines" if last else "head_lines"
     request = f"read the {'last' if last else 'first'} {'line' if count == 1 else f'{count} lines'} of {paths[0]}"
-    found = _plan([("read_files", {"paths": paths, arg: count})])
+    found = of_steps(("read_files", {"paths": paths, arg: count}))
     return Resolved("same_plan", found, request, f"the file read before, {arg} {count}") if found else None
 
 
@@ -335,10 +335,6 @@ def _edit_last(text: str, folded: str, previous: dict, workspace) -> Resolved | 
 def _typed_file(text: str, workspace) -> str | None:
     paths = [v.text for v in P.extract(text, workspace).values if v.type == "path" and not v.text.endswith("/")]
     return paths[0] if len(paths) == 1 else None
-
-
-def _plan(steps: list[tuple[str, dict]]) -> Plan | None:
-    return _plan_from({"steps": [{"tool": t, "args": a} for t, a in steps], "final_message": ""})
 
 
 def _plan_from(data: dict) -> Plan | None:

@@ -15,20 +15,19 @@ from pathlib import Path
 from planner import params as P
 from planner.edits import read
 from planner.intent import extract
-from planner.plan import Plan, PlanError, parse
+from planner.plan import Plan, of_steps
 from planner.text import STOPWORDS, fold, words
 
 SHORT_LINES = 40  # a file this short is shown whole
 MAX_TERMS = 6
 
-_QUESTION = re.compile(
-    r"\?|^\s*(?:what|whats|what's|which|who|when|where|how|is|are|does|do|tell me|qual|quale|quali|quanto|quanta|"
-    r"quanti|quante|chi|che|cosa|quando|dove|come|com'e|dimmi)\b",
-    re.IGNORECASE,
+_ASKING = (
+    r"what|whats|what's|which|who|when|where|how|qual|quale|quali|quanto|quanta|quanti|quante|chi|che|cosa|"
+    r"quando|dove|com'e"
 )
+_QUESTION = re.compile(rf"\?|^\s*(?:{_ASKING}|is|are|does|do|tell me|come|dimmi)\b", re.IGNORECASE)
 # A question by its first word: "what port is set in app.ini?" asks, whatever verb it holds.
-_ASKED = re.compile(r"^\s*(?:what|whats|what's|which|who|when|where|how|qual|quale|quali|quanto|quanti|chi|che|cosa|"
-                    r"quando|dove|com'e)\b.*\?\s*$")  # fmt: skip
+_ASKED = re.compile(rf"^\s*(?:{_ASKING})\b.*\?\s*$")
 # Verbs of a change, or of work beyond reading: not a question about the file.
 _CHANGING = frozenset(
     "write create delete move set convert sort filter share compress send reply run fetch summarize undo".split()
@@ -54,17 +53,10 @@ def plan_for(text: str, *, tools: set[str], workspace: Path | None) -> Plan | No
         return None
     path = paths[0].text
     if content.count("\n") < SHORT_LINES:
-        return _plan({"tool": "read_files", "args": {"paths": [path]}})
+        return of_steps(("read_files", {"paths": [path]}))
     asked = text[: paths[0].start] + " " + text[paths[0].end :]
     terms = [w for w in dict.fromkeys(words(asked)) if w not in _NOT_TERMS and len(w) > 2][:MAX_TERMS]
     if not terms:
         return None
     pattern = "|".join(re.escape(t) for t in terms)
-    return _plan({"tool": "grep_files", "args": {"pattern": pattern, "paths": [path]}})
-
-
-def _plan(step: dict) -> Plan | None:
-    try:
-        return parse({"steps": [step], "final_message": ""})
-    except PlanError:
-        return None
+    return of_steps(("grep_files", {"pattern": pattern, "paths": [path]}))

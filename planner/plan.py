@@ -82,6 +82,15 @@ def parse(data: Any) -> Plan:
     return Plan(steps=tuple(steps), final_message=final, fillers={k: dict(v) for k, v in fillers.items()})
 
 
+def of_steps(*steps: tuple[str, dict], final: str = "") -> Plan | None:
+    """A plan the deterministic layers build (the cold path's kin, follow-ups), or None when it is
+    not one."""
+    try:
+        return parse({"steps": [{"tool": t, "args": a} for t, a in steps], "final_message": final})
+    except PlanError:
+        return None
+
+
 def references(value: Any) -> list[tuple[str, str, str]]:
     """Every placeholder in a value: (kind, target, path) with kind step|FILLER|RUNTIME|PARAM."""
     found = []

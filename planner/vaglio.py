@@ -32,6 +32,7 @@ from pathlib import Path
 from django.conf import settings
 
 from planner import object_kinds
+from planner import params as P
 from planner.catalog import Executor
 from planner.plan import strings
 from planner.validator import PATH_FORMATS
@@ -168,14 +169,13 @@ def _named_by_kind(request_text: str, rel: str) -> bool:
     """ "move every meeting-*.md file into meetings/", «cancella tutti i file pdf»: a file of the
     kind the request's acting verb names, by a glob or in words (planner.object_kinds)."""
     folded = request_text.lower()
-    kinds = [(m.start(), m.group(1)) for m in _GLOB.finditer(request_text)]
+    kinds = [(v.start, v.text) for v in P.extract(request_text).values if v.type == "glob"]
     kinds += [(folded.find(d.phrase), d.value) for d in object_kinds.derived(folded) if d.kind == "glob"]
     name = rel.rsplit("/", 1)[-1]
     return any(at >= 0 and (fnmatch(rel, glob) or fnmatch(name, glob)) and _destination_before(
         _EVERY.sub(" ", request_text[:at])) for at, glob in kinds)  # fmt: skip
 
 
-_GLOB = re.compile(r"(?<![\w/])((?:[\w.-]+/)*[\w.-]*\*[\w.*?-]*)")
 _EVERY = re.compile(r"\b(?:all|every|each|tutti|tutte|ogni)(?:\s+(?:the|i|le|gli))?\s*$", re.IGNORECASE)
 
 

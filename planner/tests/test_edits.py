@@ -160,3 +160,10 @@ def test_a_capable_model_reads_and_answers_instead(planner_model, files):
     planner_model.replies.append(plan(("read_files", {"paths": ["app/config.ini"]})))
     outcome = _turn("What port is the server configured on? The config is app/config.ini", files)
     assert planner_model.requests and "cold_path" not in outcome.trace["attempts"][0]
+
+
+def test_a_file_outside_the_workspace_is_never_read(files, tmp_path):
+    (tmp_path / "outside.ini").write_text(INI)
+    (files / "link.ini").symlink_to(tmp_path / "outside.ini")
+    assert _edit("set port to 9090 in link.ini", files) is None
+    assert edits.read(files, "../outside.ini") is None and edits.read(files, "app/config.ini") == INI
