@@ -67,6 +67,7 @@ _URL_AFTER = re.compile(r":\s+(?:https?://|www\.)\S+\s*$")
 _POSSESSIVE_FILES = whole(r"my|mine|our|i miei|le mie|il mio|la mia|nostri|nostre|in the workspace|nel workspace")
 _GREP = whole(
     r"mention|mentions|contain|contains|containing|grep|menzion\w*|contien\w*|contengono|"
+    r"compare|compaiono|appears?|shows? up|occurs?|cerchi|cercami|cercalo|cercala|"
     r"talks? about|speaks? about|refers? to|parla(?:no)? di|cita(?:no)?|nomina(?:no)?"
 )
 # Verbs of the file tools, for the first tool the workspace evidence points at.
@@ -180,7 +181,7 @@ def _workspace_evidence(
     if folder and not definition:
         evidence.append(f"folder {folder.group(1) or folder.group(2)}")
         confidence = max(confidence, 0.85)
-    for item in object_kinds.derived(folded):
+    for item in _derived(folded):
         if not definition or (item.kind != "root" and _POSSESSIVE_FILES.search(folded)):
             evidence.append(f"{item.kind} {item.phrase}")
             confidence = max(confidence, 0.9 if item.kind == "root" else 0.85)
@@ -193,6 +194,9 @@ def _file_tool(
     """The file tool the request asks for first: by its verbs, else the pre-filter's best file tool."""
     original = extraction.text
     types = {v.type for v in extraction.values}
+    derived = _derived(folded)
+    if any(item.kind == "glob" for item in derived):
+        types.add("glob")  # "any python files under scripts/": files of a kind, found
     first_verb = None
     for tool, pattern in _FIRST_FILE_TOOL:
         match = pattern.search(folded)
@@ -200,10 +204,10 @@ def _file_tool(
             first_verb = (tool, match.start())
     if _WHICH_FILE.search(folded):
         return "grep_files"
-    if (first_verb is None or first_verb[0] != "write_files") and _GREP.search(folded) and _SEARCHED.search(original):
-        return "grep_files"
     if _BY_NAME.search(folded) and (first_verb is None or first_verb[0] != "write_files"):
         return "find_files"
+    if (first_verb is None or first_verb[0] != "write_files") and _GREP.search(folded) and _SEARCHED.search(original):
+        return "grep_files"
     folders = _FOLDER.search(folded) or any(
         v.type == "path" and (v.text.endswith("/") or (workspace is not None and _exists(workspace, v.text, "is_dir")))
         for v in extraction.values
@@ -223,18 +227,37 @@ def _file_tool(
         return tool
     if types & {"glob", "ext"}:
         return "find_files"
-    derived = object_kinds.derived(folded)
     if derived and "path" not in types:
         return "list_files" if derived[0].kind == "root" else "find_files"
     if "path" in types:
         folder = next((v for v in extraction.values if v.type == "path"), None)
-        if folder is not None and (folder.text.endswith("/") or (workspace and (workspace / folder.text).is_dir())):
+        named = {fold(m.group(1) or m.group(2)).rstrip("/") for m in _FOLDER.finditer(folded)}
+        if folder is not None and (
+            folder.text.endswith("/")
+            or fold(folder.text) in named
+            or (workspace is not None and _exists(workspace, folder.text, "is_dir"))
+        ):
             return "list_files"
         return "read_files"
+    if _FOLDER.search(folded):
+        return "list_files"  # "e nella sottocartella archivio cosa c'è?"
     files = [c.name for c in ranked if c.name in _LOOKING_FILE_TOOLS]
     return files[0] if files else (ranked[0].name if ranked else None)
 
 
+def _derived(folded: str) -> list:
+    """The file kinds and root the request names in words, less one it asks to have written: "a
+    python script that counts words" is code to write in the answer, not the user's *.py files."""
+    return [
+        item for item in object_kinds.derived(folded)
+        if not (item.kind == "glob" and _TO_WRITE.search(folded[: folded.find(item.phrase)]))
+    ]  # fmt: skip
+
+
+_TO_WRITE = re.compile(
+    r"\b(?:write|create|make|give|show|code|scrivi|scrivere|scrivimi|crea|creami|fammi|dammi)\b(?: \w+){0,2} "
+    r"(?:an?|uno|una|un)\s*$"
+)
 # Files found by their names: "the files with 'invoice' in the name".
 _BY_NAME = whole(
     r"(?:in|nel) (?:the |their |its |loro )?(?:names?|nome)|whose names?|files? (?:named|called)|"
@@ -265,8 +288,9 @@ _STOP_NAMES = (
 )
 _FOLDER = re.compile(
     rf"\b(?:the|my|in|into|nella|della|dalla|la|nel|alla)\s+{_STOP_NAMES}([\w.-]+)\s+(?:folder|directory|dir)\b|"
-    rf"\b(?:folders?|directory|directories|cartell[ae]|dirs?)(?:\s+|\s*:\s*)"
-    rf"(?:(?:called|named|chiamat[ae]|di nome)\s+)?{_STOP_NAMES}([\w.-]+/?)"
+    rf"\b(?:folders?|directory|directories|cartell[ae]|dirs?|sottocartell[ae]|sub-?folders?|sub-?director(?:y|ies))"
+    rf"(?:\s+|\s*:\s*)"
+    rf"(?:(?:called|named|chiamat[ae]|di nome)\s+)?{_STOP_NAMES}([\w.-]+(?:/[\w.-]+)*/?)"
 )
 # Searching inside files needs something to search for: a quoted term, a code-like word, "the word X".
 _SEARCHED = re.compile(

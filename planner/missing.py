@@ -14,8 +14,8 @@ from planner.text import fold, language, stems, whole
 _LEAD = r"^(?:(?:e|ora|adesso|poi|ok|allora)[\s,]+)*"
 # An action on something the request does not name: "delete the file", "leggilo", "save it".
 _ACTIONS = whole(
-    r"read|open|show|delete|remove|erase|save|store|append|write|move|rename|run|execute|copy|send|edit|"
-    r"leggi|apri|mostra|cancella|elimina|rimuovi|salva|aggiungi|scrivi|sposta|rinomina|esegui|lancia|copia|"
+    r"read|open|show|delete|remove|erase|save|store|append|write|move|rename|run|execute|copy|send|edit|replace|"
+    r"leggi|apri|mostra|cancella|elimina|rimuovi|salva|aggiungi|scrivi|sposta|rinomina|esegui|lancia|copia|sostituisci|"
     r"invia|modifica|togli|leva|levami|pause|metti in pausa|sospendi|disattiva|"
     r"do the same|fai lo stesso|fallo|falla|same thing|the same|stessa cosa|lo stesso|"
     r"summari[sz]e|translate|riassumi|riassumimi|traduci|traducimi|leggimi|aprimi|mostrami|fammi vedere|"
@@ -61,7 +61,10 @@ _CLITIC_ACTION = re.compile(
 _MISSING_AFTER = re.compile(
     rf"\s*(?:(?:me|mi|for|per|anche per|anche|with|con|to|a|again|di nuovo)\s+)?(?:{_MISSING_OBJECT.pattern})"
     r"(?:\s+(?:down|up|out|away|again|di nuovo|ancora|too|as well|anche))?"
-    r"(?:\s+(?:to|into|in|nella|nel|nello|dentro|a|con|with|for|per|from|dal|dalla|dallo|nell'|all')"
+    # A qualifier on the pronoun: «elimina quelli vecchi del 2022», "delete the old ones".
+    r"(?:\s+(?:old|older|new|newer|big|bigger|small|empty|temporary|vecchi[oe]?|vecchia|nuov[io]|nuov[ae]|"
+    r"grandi|piccol[ie]|vuot[ie]|temporane[ie])(?:\s+ones)?)?"
+    r"(?:\s+(?:to|into|in|nella|nel|nello|dentro|a|con|with|for|per|from|dal|dalla|dallo|nell'|all'|of|del|della|di)"
     r"(?:\s*[\w']+){1,3})?"
     r"(?:\s+(?:and|e) .{0,40})?"
     r"\s*(?:,?\s*(?:please|per favore|grazie|thanks|pls))?\s*[.!?]*\s*$"
@@ -75,7 +78,7 @@ def missing_object(folded: str, *, inline: bool = False) -> bool:
     the text came with data after a colon; "summarise this: …" works on that data, while
     "save this: …" still lacks where to keep it."""
     tokens = folded.split()
-    if not tokens or len(tokens) > 10:
+    if not tokens or len(tokens) > 12:
         return False
     if _CLITIC_ACTION.search(folded):
         return True

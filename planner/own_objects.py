@@ -70,6 +70,13 @@ _RECURRING = whole(
     r"(?:daily|weekly|monthly|nightly|hourly|morning) (?:[\w-]+ )?(?:job|task|reminder)s?|"
     r"(?:storico|cronologia) delle esecuzioni|ultime esecuzioni|run history"
 )
+# Something that runs on a period, which only an operation on it makes a recurring task: "run the
+# daily digest now", «lancia subito il riepilogo giornaliero» (not "write me a weekly report").
+_PERIODIC = whole(
+    r"(?:daily|weekly|monthly|nightly|hourly|morning) [\w-]+|"
+    r"(?:riepilogo|report|resoconto|promemoria|backup|digest|sommario|rapporto|notiziario|controllo)"
+    r" (?:\w+ )?(?:giornalier|quotidian|settimanal|mensil|notturn|mattutin|serale)\w*"
+)
 _RECURRING_VERBS = (
     ("cancel_recurring", whole(r"cancel|delete|remove|stop|cancella|elimina|rimuovi|ferma|annulla")),
     ("toggle_recurring", whole(r"pause|resume|disable|enable|sospendi|riattiva|disattiva|attiva|metti in pausa")),
@@ -118,7 +125,9 @@ _SHELL = re.compile(
     rf"`[^`]+`|(?:^|{_RUN})(?:{_SHELL_COMMANDS})\b|{_RUN}(?:{_SHELL_WORDS})\b|"
     r"\b(?:run|esegui|lancia|launch|execute)\s+(?:the|i|gli)\s+(?:tests?|test suite|linter|build)\b|"
     r"\b(?:in|nel|from|dal)(?: the| il)? (?:shell|terminal|terminale)\b|\bshell command\b|\bcomando shell\b|"
-    r"\bgit (?:log|status|diff|branch|show|stash|blame|remote)\b|\bpip (?:list|freeze|show)\b"
+    r"\bgit (?:log|status|diff|branch|show|stash|blame|remote)\b|\bpip (?:list|freeze|show)\b|"
+    # A command with its options, wherever it stands: «puoi fare un ls -la nella root?».
+    rf"\b(?:{_SHELL_COMMANDS}|{_SHELL_WORDS})\s+--?[a-z]"
 )
 _SUBAGENT = whole(r"sub-?agents?|sotto-?agent[ei]|sub-?agent[ei]|sub agent[ei]|delegate|delega(?:re)?")
 _SKILL = re.compile(r"\bskills?\b")
@@ -141,6 +150,10 @@ def find(folded: str, extraction: P.Extraction, *, definition: bool) -> tuple[st
     if _RECURRING.search(folded):
         tool = next((name for name, pattern in _RECURRING_VERBS if pattern.search(folded)), "list_recurring")
         return tool, "recurring tasks", 0.9
+    if _PERIODIC.search(folded) and not definition:
+        operation = next((name for name, pattern in _RECURRING_VERBS[:4] if pattern.search(folded)), None)
+        if operation is not None:
+            return operation, "a recurring task", 0.8
     for tool, pattern in _MEMORY:
         if pattern.search(folded):
             return tool, "the agent's memory", 0.9

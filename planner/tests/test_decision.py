@@ -36,6 +36,10 @@ def decision(text, workspace=None):
         "in che mese è nato Leopardi?",
         "how do I rename a file in bash?",
         "condense this into one sentence: the launch slipped a week because the vendor was late",
+        # code to write in the answer, not the user's files of that kind
+        "write me a python script that renames photos by the date they were taken",
+        "scrivimi uno script bash che fa il backup della home",
+        "write me a weekly report about the sales figures I gave you",
     ],
 )
 def test_conversation_goes_direct(text):
@@ -104,6 +108,17 @@ def test_conversation_goes_direct(text):
         ("elencami i file dentro progetti/tesi", "list_files"),
         ("pause the weekly report job for now", "toggle_recurring"),
         ("fammi vedere lo storico delle esecuzioni del report", "history_recurring"),
+        # a command with its options, wherever it stands
+        ("puoi lanciarmi un du -sh sulla cartella progetti?", "run_shell"),
+        # something that runs on a period, with an operation on it
+        ("run the nightly backup right now", "run_now_recurring"),
+        ("metti in pausa il report settimanale", "toggle_recurring"),
+        # a folder named as one is listed; a subfolder is a folder
+        ("cosa c'è nella cartella foto/2023?", "list_files"),
+        ("e nella sottocartella vecchi cosa c'è?", "list_files"),
+        ("are there any markdown files under docs/?", "find_files"),
+        ("cerca nei miei appunti dove compare la parola budget", "grep_files"),
+        ("cercami i file che hanno 'bozza' nel nome", "find_files"),
     ],
 )
 def test_an_action_on_a_named_object_goes_to_the_tools_and_names_the_first(text, tool):
@@ -140,6 +155,10 @@ def test_an_action_on_a_named_object_goes_to_the_tools_and_names_the_first(text,
         "ok, spostali",
         "sort them",
         "convert it to pdf",
+        "replace the old email address with the new one in the document",
+        "ok, elimina quelli vuoti",
+        "delete those old ones from the archive",
+        "run the script again and check whether it passes now",
     ],
 )
 def test_an_action_on_nothing_named_asks_one_short_question(text):
