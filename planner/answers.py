@@ -261,3 +261,26 @@ def _generic(tool: str, result: dict, it: bool) -> str:
     fields = [f"{k}: {v}" for k, v in result.items() if k != "ok" and isinstance(v, str | int | float | bool)]
     done = f"{tool} ha finito" if it else f"{tool} finished"
     return f"{done} ({', '.join(fields[:4])})." if fields else f"{done}."
+
+
+def as_list(answer: str, form: str) -> str:
+    """An answer's lines as list items, for "write them into TODO.md as a checklist" (`form`:
+    checklist, list, …); a match found in a file keeps where it is, after it."""
+    box = "[ ] " if form in ("checklist", "to-do list", "todo list", "lista di controllo") else ""
+    items = []
+    for line in answer.splitlines():
+        line = line.strip()
+        if not line or _HEADER_LINE.match(line):
+            continue
+        if match := _MATCH_LINE.match(line):
+            line = f"{line[match.end() :].strip()} ({match.group('where')})"
+        items.append(f"- {box}{_BULLET.sub('', line)}")
+    return "\n".join(items) + "\n"
+
+
+# The items of an answer: "proj/app.py:3: # TODO: read the port from env" is "read the port from env".
+_MATCH_LINE = re.compile(
+    r"^(?P<where>[^\s:]+:\d+):\s*(?:(?:#|//|--|/\*|<!--|;)\s*)?(?:(?:TODO|FIXME|XXX|NOTE)\b:?\s*)?"
+)
+_HEADER_LINE = re.compile(r"^(?:\d+ (?:result|risultat)\w*(?:\(s\))?:|\(\u2026 \d+ \w+\))$")
+_BULLET = re.compile(r"^(?:[-*+]|\d+[.)])\s+")

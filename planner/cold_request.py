@@ -179,7 +179,9 @@ def request_of(text: str, workspace: Path | None) -> Request:
     term = terms.bare_term(text, spans)
     named = [(w, kind) for w, kind in named if w != (term or "").lower()]
     named_ = tuple(dict.fromkeys(named))
-    return Request(unquoted, fold(unquoted), found.values, derived, workspace, found.masked, named_, fresh, term)
+    # «in quali ricette della cartella ricette»: the same name twice is one value
+    values = tuple({(v.type, fold(v.text)): v for v in reversed(found.values)}.values())[::-1]
+    return Request(unquoted, fold(unquoted), values, derived, workspace, found.masked, named_, fresh, term)
 
 
 # Right after a new folder's name, the folder it goes in: «una cartella gamma dentro progetti».

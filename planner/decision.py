@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from planner import missing, object_kinds, own_objects
+from planner import missing, object_kinds, own_objects, terms
 from planner import params as P
 from planner.intent import Intent
 from planner.prefilter import Candidate
@@ -204,6 +204,9 @@ def _file_tool(
             first_verb = (tool, match.start())
     if _WHICH_FILE.search(folded):
         return "grep_files"
+    looking = first_verb is None or first_verb[0] in _LOOKING_FILE_TOOLS
+    if looking and terms.bare_term(original, [(v.start, v.end) for v in extraction.values]):
+        return "grep_files"  # «in quali ricette c'è il guanciale?», "cerca Giulia in contatti.txt"
     if _BY_NAME.search(folded) and (first_verb is None or first_verb[0] != "write_files"):
         return "find_files"
     if (first_verb is None or first_verb[0] != "write_files") and _GREP.search(folded) and _SEARCHED.search(original):

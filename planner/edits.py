@@ -19,6 +19,7 @@ import re
 from pathlib import Path
 
 from planner import params as P
+from planner import retype
 from planner.plan import Plan, of_steps
 from planner.text import STOPWORDS, fold, language, stems, words
 from planner.workspace import OutsideWorkspace, resolve
@@ -32,7 +33,7 @@ _END = (
     rf"\s*(?:$|[,;!?]|\.(?:\s|$)|\s(?:please|per favore|grazie|thanks)\b|"
     rf"\s(?:in|nel|nella|of|del|della|inside|dentro)\s+(?:the\s+|il\s+|la\s+)?(?:file\s+)?{_HERE})"
 )
-_ARTICLE = r"(?:(?:the|il|lo|la|i|gli|le)\s+|l'\s*)?"
+_ARTICLE = r"(?:(?:also|anche)\s+)?(?:(?:the|il|lo|la|i|gli|le)\s+|l'\s*)?"
 _SET = re.compile(
     r"\b(?:(?:set|change|update|put|make|switch|metti|imposta|cambia|aggiorna|porta|modifica)\s+"
     + _ARTICLE
@@ -95,11 +96,18 @@ Change = tuple[str, str, tuple[str, str] | None]
 def change_in(said: str, content: str, about: str = "") -> Change | None:
     """The one edit `said` spells out in `content`; `about`: the request the last turn answered,
     where "it" in "change it to 9090" gets its key."""
-    for form in (_set_key, _replace, _add_items, _remove_item):
+    for form in (_set_key, _replace, _key_named, _retyped, _add_items, _remove_item):
         found = form(said, content, about)
         if found is not None:
             return found
     return None
+
+
+def paths_named(values) -> list:
+    """The path values of a request, less a word that is only another one's folder: «chi è entrato
+    nel team? guarda team/organico.md», "the class average in class/grades.md"."""
+    paths = [v for v in values if v.type == "path"]
+    return [p for p in paths if not any(o.text.startswith(p.text.rstrip("/") + "/") for o in paths)]
 
 
 def read(workspace: Path, path: str) -> str | None:
@@ -128,7 +136,7 @@ def _set_key(said: str, content: str, about: str) -> Change | None:
         if match.group("clitic") or fold(phrase) in _PRONOUNS:
             keys = [w for w in dict.fromkeys(re.findall(r"[\w.-]+", about)) if _key_line(content, w)]
         else:
-            keys = [k for k in (phrase.replace(" ", "_"), *phrase.split()[::-1]) if _key_line(content, k)]
+            keys = [k for k in (phrase, phrase.replace(" ", "_"), *phrase.split()[::-1]) if _key_line(content, k)]
         lines = {line.span(): line for k in keys if (line := _key_line(content, k))}
         if len(lines) == 1:
             line = next(iter(lines.values()))
@@ -136,6 +144,44 @@ def _set_key(said: str, content: str, about: str) -> Change | None:
             said = (f"Set {key} to {value} in {where}.", f"Impostato {key} a {value} in {where}.")
             return line.group(0), _with_value(line, value), said
     return None
+
+
+def _key_named(said: str, content: str, about: str) -> Change | None:
+    """ "il trimestrale adesso costa 125, me lo aggiorni in §": one key of the file named, one number."""
+    folded = fold(said.replace(_HERE, " "))
+    numbers = re.findall(r"(?<![\w.,])\d+(?:[.,]\d+)?(?![\w])", folded)
+    if len(numbers) != 1 or not _NOW.search(folded):
+        return None
+    keys = re.findall(r"^[ \t]*[\"']?([^\W\d][\w .-]*?)[\"']?[ \t]*[:=]", content, re.MULTILINE)
+    named = {k for k in keys if re.search(rf"(?<!\w){re.escape(fold(k))}(?!\w)", folded)}
+    line = _key_line(content, next(iter(named))) if len(named) == 1 else None
+    if line is None or not re.fullmatch(r"\s*-?\d+(?:[.,]\d+)?\s*(?:[#;].*)?", line.group("val")):
+        return None  # no key, two of them, or a value that is not a number
+    key, value = line.group("key"), numbers[0]
+    return (
+        line.group(0),
+        _with_value(line, value),
+        (f"Set {key} to {value} in {_WHERE}.", f"Impostato {key} a {value} in {_WHERE}."),
+    )
+
+
+# Asked to write the new value: «il trimestrale adesso costa 125, me lo aggiorni?», "update it".
+_NOW = re.compile(r"\b(?:update|aggiorn\w*|change|cambia\w*|correggi\w*|correct|fix|set|imposta\w*)\b")
+
+
+def _retyped(said: str, content: str, about: str) -> Change | None:
+    found = retype.change(said.replace(_HERE, " "), content, about)
+    if found is None:
+        return None
+    old, new, was, now = found
+    return (
+        old,
+        new,
+        (
+            f"Changed \u201c{was}\u201d to \u201c{now}\u201d in {_WHERE}.",
+            f"Cambiato \u201c{was}\u201d in \u201c{now}\u201d in {_WHERE}.",
+        ),
+    )
 
 
 def _key_line(content: str, key: str) -> re.Match | None:
@@ -271,6 +317,7 @@ def on_last_file(text: str, previous: dict, workspace: Path | None) -> tuple[str
     content = read(workspace, named[0])
     if content is None:
         return None
-    change = _set_key(text, content, previous.get("request") or "") or _replace(text, content, "")
+    about = previous.get("request") or ""
+    change = _set_key(text, content, about) or _replace(text, content, "") or _retyped(text, content, about)
     plan = step(named[0], change, text) if change else None
     return (named[0], plan) if plan else None

@@ -20,7 +20,7 @@ from django.conf import settings
 from core.clock import now
 from core.events import bus
 from core.ir import ChatRequest, Message, SystemPrompt, Usage
-from planner import batch, coldpath, edits, facts, followup, llm, lookup, proposer, recovery, terminator
+from planner import batch, coldpath, copies, edits, facts, followup, llm, lookup, proposer, recovery, tables, terminator
 from planner.catalog import Catalog, Executor
 from planner.execution import Execution, StepRecord, execute
 from planner.executors.base import ExecContext
@@ -210,16 +210,23 @@ def run(
 
 def _cold_plan(inp: TurnInput, allowed: list[Executor], decision: RouteDecision) -> Plan | None:
     """The plan a request gets with no model call: one that types its tool's every argument, a fact
-    to remember, an edit it spells out in words, an action on every file of a kind; with a local
-    model, a question about one file is answered with the file (planner.lookup)."""
+    to remember, an edit it spells out in words, a copy of a file, an action on every file of a kind; with a local
+    model, a total over one file's numbers is computed (planner.tables) and a question about one
+    file is answered with the file (planner.lookup)."""
     tools, at = {c.name for c in allowed}, inp.workspace_path
     return (
         coldpath.plan_for(inp.text, candidates=allowed, workspace=at)
         or facts.plan_for(inp.text, tools=tools)
         or edits.plan_for(inp.text, tools=tools, workspace=at)
+        or copies.plan_for(inp.text, tools=tools, workspace=at)
         or batch.plan_for(inp.text, tools=tools, workspace=at)
-        or (lookup.plan_for(inp.text, tools=tools, workspace=at) if decision.model.is_local else None)
+        or (_local_reading(inp.text, tools, at) if decision.model.is_local else None)
     )
+
+
+def _local_reading(text: str, tools: set[str], at) -> Plan | None:
+    """What a local model cannot do with a file: add up its numbers, or answer from it."""
+    return tables.plan_for(text, tools=tools, workspace=at) or lookup.plan_for(text, tools=tools, workspace=at)
 
 
 def run_remembered(inp: TurnInput, *, plan: Plan, layer: str, catalog: Catalog, sink: Sink, ids: dict) -> TurnOutcome:

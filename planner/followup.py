@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from planner import answers, edits, object_kinds, rebind, spelled, where
+from planner import answers, edits, object_kinds, rebind, spelled, tables, where
 from planner import params as P
 from planner.plan import Plan, PlanError, of_steps, parse
 from planner.text import fold, whole
@@ -73,7 +73,9 @@ def resolve(text: str, previous: dict, workspace=None) -> Resolved | None:
     folded = fold(text).strip()
     if len(folded.split()) > 14:
         return None  # a request of its own, however it starts
-    for attempt in (_more, _previous_answer, _ordinal, _pronoun, _where, _append_here, _lines, _edit_last, _same_plan):
+    for attempt in (
+        _more, _previous_answer, _ordinal, _pronoun, _where, _append_here, _lines, _edit_last, _table, _same_plan
+    ):  # fmt: skip
         found = attempt(text, folded, previous, workspace)
         if found is not None:
             return found
@@ -83,12 +85,16 @@ def resolve(text: str, previous: dict, workspace=None) -> Resolved | None:
 # "save that to b.md", «salvalo in b.md», "put it in out.txt", "append it to log.md".
 _SAVE_ANSWER = re.compile(
     _LEAD + r"(?:(?P<verb>save|write|put|store|copy|append|add|salva|scrivi|metti|copia|aggiungi|accoda)"
-    r"(?:\s+(?:that|it|this|the answer|the result|the text|this answer|quello|questo|questa|la risposta|il risultato|"
-    r"il testo))?|(?P<clitic>salva|scrivi|metti|copia|aggiungi|accoda)(?:lo|la|li|le)|"
+    r"(?:\s+(?:that|it|this|them|those|these|the answer|the result|the results|the text|this answer|quello|questo|"
+    r"questa|quelli|quelle|la risposta|il risultato|i risultati|il testo))?|"
+    r"(?P<clitic>salva|scrivi|metti|copia|aggiungi|accoda)(?:lo|la|li|le)|"
     # "save a copy of it in b.md", «salvane una copia in b.md», «fanne una copia in b.md»
     r"(?P<copy>save|make|salvane|fanne|creane|salva|fai|crea) (?:a|una) (?:copy|copia)(?: of (?:it|that|this))?)"
     r"\s+(?:(?:to|in|into|as|on|at the end of|at the bottom of|in fondo a|nel|nella|nello|in|su|come|a)\s+)?"
-    r"(?:the file\s+|il file\s+|file\s+)?(?P<path>\S+?)\s*[.!?]*$"
+    r"(?:the file\s+|il file\s+|file\s+)?(?P<path>\S+?)"
+    # "write them into proj/TODO.md as a checklist": the lines of the answer, one item each
+    r"(?:\s+(?:as|come)\s+(?:a |an |una |un )?(?P<form>checklist|to-?do list|(?:bulleted )?list|bullet points|"
+    r"lista(?: di controllo)?|elenco(?: puntato)?))?\s*[.!?]*$"
 )
 _APPEND = whole(r"append|add|aggiungi|accoda|at the end of|at the bottom of|in fondo a")
 _ORDINALS = spelled.ORDINALS
@@ -156,7 +162,7 @@ def _previous_answer(text: str, folded: str, previous: dict, workspace) -> Resol
     path = _typed_file(text, workspace)
     if path is None or fold(path) != match.group("path").strip("'\"`"):
         return None
-    args = {"path": path, "content": answer}
+    args = {"path": path, "content": answers.as_list(answer, match.group("form")) if match.group("form") else answer}
     if _APPEND.search(folded):
         args["append"] = True
     plan = of_steps(("write_files", args))
@@ -187,7 +193,11 @@ def _ordinal(text: str, folded: str, previous: dict, workspace) -> Resolved | No
 # "rename it to launch.md", «rinominalo in lancio.md», "move it to archive/".
 _MOVE_IT = re.compile(
     _LEAD + r"(?:(?P<verb>rename|move)\s+(?:it|that|that file|the file)|(?P<clitic>rinomina|sposta)(?:lo|la))\s+"
-    r"(?:to|into|as|in|a|nella|nel|come|dentro|inside|under|sotto)\s+(?P<to>\S+?)\s*[.!?]*$"
+    r"(?:to|into|as|in|a|nella|nel|come|dentro|inside|under|sotto)\s+(?P<to>\S+?)\s*[.!?]*"
+    # an aside on the folder: «…, la cartella non c'è ancora quindi creala tu»
+    r"(?:[,;]\s*(?:the folder|that folder|la cartella|quella cartella|it)\b[^,;]*"
+    r"(?:non c'e|non esiste|doesn't exist|does not exist|isn't there|is not there|creal[ao]|create it|make it)"
+    r"[^,;]*[.!?]*)?$"
 )
 
 
@@ -208,6 +218,8 @@ def _pronoun(text: str, folded: str, previous: dict, workspace) -> Resolved | No
         renamed = (moved.group("verb") or moved.group("clitic")) in ("rename", "rinomina")
         if to and "/" not in to and "/" in named[0] and renamed:
             to = f"{named[0].rsplit('/', 1)[0]}/{to}"  # a new name, in the same folder
+        elif to and not renamed and "." not in to.rsplit("/", 1)[-1] and not _exists(workspace, to):
+            to = to.rstrip("/") + "/"  # «spostalo in archivio/2024»: into that folder, made if it is new
         plan = of_steps(("move_files", {"paths": [named[0]], "to": to})) if to and len(named) == 1 else None
         request = f"{'rename' if renamed else 'move'} {named[0]} to {to}"
         return Resolved("pronoun", plan, request, f"the last file named: {named[0]}") if plan else None
@@ -282,7 +294,14 @@ def _same_plan(text: str, folded: str, previous: dict, workspace) -> Resolved | 
 # A quoted text added to the file just named: «aggiungici in fondo una riga "caffè"», "add 'x' to it".
 _APPEND_HERE = re.compile(
     _LEAD + r"(?:(?:aggiungici|scrivici|mettici|accodaci)\b.*|(?:add|append|write)\b.*\b(?:to it|to that file|"
-    r"at the end of it|to the end of it|in it|to the file|at the end|at the bottom))$"
+    r"at the end of it|to the end of it|in it|to the file|at the end|at the bottom)|"
+    r"(?:aggiungi|scrivi|metti|accoda|add|append|write)\s+(?:in fondo|alla fine|at the end|at the bottom)\b.*)$"
+)
+# The line to add, written after where: «aggiungi in fondo Paolo Verdi - 339 4445566».
+_AT_THE_END = re.compile(
+    r"^(?:(?:e|and|ora|now|poi|then|ok)[\s,]+)*(?:aggiungi|scrivi|metti|accoda|add|append|write)\s+"
+    r"(?:in fondo|alla fine|at the end|at the bottom)\s*[:,]?\s+(?P<text>\S.{0,300})$",
+    re.IGNORECASE,
 )
 
 
@@ -292,6 +311,8 @@ def _append_here(text: str, folded: str, previous: dict, workspace) -> Resolved 
         return None
     values = P.extract(text, workspace).values
     quoted = [v.text for v in values if v.type == "quoted"]
+    if not quoted and (line := _AT_THE_END.match(text.strip())):
+        quoted = [line.group("text").strip()]  # «aggiungi in fondo Paolo Verdi - 339 4445566»: the rest is the line
     if len(quoted) != 1 or any(v.type in ("path", "glob") for v in values):
         return None  # no text to add, two of them, or a file of its own: not this follow-up
     plan = of_steps(("write_files", {"path": files[0], "content": quoted[0], "append": True}))
@@ -330,6 +351,24 @@ def _edit_last(text: str, folded: str, previous: dict, workspace) -> Resolved | 
     if found := edits.on_last_file(text, previous, workspace):
         return Resolved("pronoun", found[1], f"edit {found[0]}", f"the last file named: {found[0]}")
     return None
+
+
+def _table(text: str, folded: str, previous: dict, workspace) -> Resolved | None:
+    """ "and on eating out?" after "how much did I spend on groceries? … budget.csv" (planner.tables)."""
+    tools = [step.get("tool") for step in (previous.get("plan") or {}).get("steps", [])]
+    files = previous.get("files") or []
+    if tools != ["read_files", "compute"] or len(files) != 1 or previous.get("plan_is_last") is False:
+        return None
+    plan = tables.again(text, previous.get("request") or "", files[0], workspace)
+    evidence = f"the table of the last turn: {files[0]}"
+    return Resolved("same_plan", plan, f"{text} ({files[0]})", evidence) if plan else None
+
+
+def _exists(workspace, path: str) -> bool:
+    try:
+        return workspace is not None and (workspace / path).exists()
+    except (OSError, ValueError):
+        return False
 
 
 def _typed_file(text: str, workspace) -> str | None:

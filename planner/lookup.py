@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from planner import params as P
-from planner.edits import read
+from planner.edits import paths_named, read
 from planner.intent import extract
 from planner.plan import Plan, of_steps
 from planner.text import STOPWORDS, fold, words
@@ -41,9 +41,7 @@ def plan_for(text: str, *, tools: set[str], workspace: Path | None) -> Plan | No
     if workspace is None or "read_files" not in tools or not _QUESTION.search(fold(text)):
         return None
     values = P.extract(text, workspace).values
-    paths = [v for v in values if v.type == "path"]
-    # «chi è entrato nel team? guarda team/organico.md»: a word that is the file's folder is not another file
-    paths = [p for p in paths if not any(o.text.startswith(p.text.rstrip("/") + "/") for o in paths)]
+    paths = paths_named(values)
     if len(paths) != 1 or any(v.type in ("glob", "url", "quoted") for v in values):
         return None
     if set(extract(text).verbs) & _CHANGING and not _ASKED.match(fold(text)):

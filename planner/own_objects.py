@@ -52,7 +52,10 @@ _AMOUNT = whole(
 )
 _PERCENT = re.compile(r"\d\s*%")
 # Numbers that are not data: a date, or digits inside a name ("chapter2.txt", "2024-05-board.md").
-_NOT_DATA = re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b|\S*[a-wyz_]\d\S*|\S*\d[a-wyz_]\S*")
+_NOT_DATA = re.compile(
+    r"\b\d{4}-\d{2}(?:-\d{2})?\b|\S*[a-wyz_]\d\S*|\S*\d[a-wyz_]\S*|"
+    r"\b(?:lines?|righe|riga|pages?|pagine|pag\.?|esercizi|exercises|chapters?|capitoli)\s+\d+\s*-\s*\d+"  # a range
+)
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?")
 _SCHEDULE = whole(
     r"every (?:day|morning|evening|night|week|month|hour|weekday|monday|tuesday|wednesday|thursday|friday|"

@@ -17,7 +17,7 @@ def bare_term(text: str, spans: list[tuple[int, int]]) -> str | None:
     """The bare word the request searches for, as written, or None; `spans`: where its typed
     values are (a quoted text or an identifier is a term already)."""
     for match in _TERM.finditer(text):
-        group = next(g for g in ("term", "rows", "last") if match.group(g))
+        group = next(g for g in ("term", "rows", "last", "there") if match.group(g))
         word = match.group(group)
         if fold(word) not in _NOT_TERMS and not any(start <= match.start(group) < end for start, end in spans):
             return word
@@ -37,6 +37,9 @@ _TERM = re.compile(
     + _ROWS_WITH
     + r"(?:(?:la parola|the word)\s+)?(?P<rows>[^\W\d_][\w-]*)\s+(?:in|of|nel|nella|di|del|della|dentro)\s|"
     r"\b(?:contain|contains|mention|mentions|contengono|contiene|menzionano|(?:hanno|ha|c'[eè]) (?:ancora )?scritto)\s+"
-    r"(?:(?:la parola|the word)\s+)?(?P<last>[^\W\d_][\w-]*)\s*[?.!]*\s*$",
+    r"(?:(?:la parola|the word)\s+)?(?P<last>[^\W\d_][\w-]*)\s*[?.!]*\s*$|"
+    # «in quali ricette della cartella ricette c'è il guanciale?»: what some of them hold
+    r"\b(?:quali|quale|which)\b.{0,60}\bc'[eè] (?:ancora )?(?:il |lo |la |l'|un |una |uno |del |della |dello )?"
+    r"(?P<there>[^\W\d_][\w-]*)\s*[?.!]*\s*$",
     re.IGNORECASE,
 )

@@ -258,3 +258,14 @@ def test_comments_searched_for_are_lines_searched(cold):
 )
 def test_lines_with_a_word_are_a_search_and_a_new_file_goes_in_the_folder_named(cold, text, steps):
     assert cold(text) == steps
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "quali file in notes hanno ancora scritto Ada?",  # no verb: what files hold is a search
+        "in quali note della cartella notes c'è Ada?",  # what some of them hold; the name twice is one value
+    ],
+)
+def test_which_files_hold_a_word_is_a_search(cold, text):
+    assert cold(text, "grep_files", "list_files") == [("grep_files", {"pattern": "Ada", "path": "notes"})]

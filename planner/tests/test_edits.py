@@ -16,6 +16,9 @@ INI = "[server]\nhost = 127.0.0.1\nport = 8080  # default\ndebug = true\n"
 JSON = '{\n  "titolo": "Il mio blog",\n  "post_per_pagina": 10,\n  "commenti": true\n}\n'
 LETTER = "Spett.le Ditta Ferri,\ncon la presente vi chiediamo 20 risme di carta entro il 10 giugno.\n"
 PACKING = "# Packing\n\n- passport\n- sunscreen\n"
+CONTACTS = "Mario Rossi - 333 1234567\nGiulia Neri - 347 7654321\n"
+PRICES = "mensile: 45\ntrimestrale: 120\ningresso singolo: 8\n"
+AGENDA = "Riunione di lunedì alle 10:00\nPranzo con Sara venerdì 7 giugno alle 13:00\n"
 HOMEWORK = "# Compiti per lunedì\n\n- Matematica: pag. 87\n- Italiano: capitolo 3\n- Inglese: verbi irregolari\n"
 
 
@@ -30,6 +33,9 @@ def files(workspace):
         "spesa.md": "1. latte\n2. pane\n",
         "todo.md": "- [x] call mom\n- [ ] buy milk\n",
         "twice.txt": "red and red\n",
+        "contatti.txt": CONTACTS,
+        "listino.txt": PRICES,
+        "agenda.txt": AGENDA,
     }.items():
         (workspace / path).parent.mkdir(parents=True, exist_ok=True)
         (workspace / path).write_text(content)
@@ -65,6 +71,25 @@ def _edit(text, workspace):
         ("aggiungi le uova e l'olio alla lista della spesa in spesa.md", "2. pane", "2. pane\n3. uova\n4. olio"),
         ("ho finito i compiti di inglese, toglili da scuola/compiti.md", "- Inglese: verbi irregolari\n", ""),
         ("remove buy milk from todo.md", "- [ ] buy milk\n", ""),
+        # one key of the file named, and one number, with a word asking to update it
+        ("il trimestrale adesso costa 125, me lo aggiorni nel listino.txt?", "trimestrale: 120", "trimestrale: 125"),
+        ("nel listino.txt porta anche l'ingresso singolo a 10", "ingresso singolo: 8", "ingresso singolo: 10"),
+        # a new value of a kind the file holds once, or once on a line the request speaks of
+        (
+            "in ufficio/lettera.txt sposta la consegna al 14 giugno",
+            "con la presente vi chiediamo 20 risme di carta entro il 10 giugno.",
+            "con la presente vi chiediamo 20 risme di carta entro il 14 giugno.",
+        ),
+        (
+            "nel file agenda.txt sposta il pranzo con Sara a lunedì 10 giugno",
+            "Pranzo con Sara venerdì 7 giugno alle 13:00",
+            "Pranzo con Sara lunedì 10 giugno alle 13:00",
+        ),
+        (
+            "Giulia changed her number to 348 9990001, update contatti.txt",
+            "Giulia Neri - 347 7654321",
+            "Giulia Neri - 348 9990001",
+        ),
     ],
 )
 def test_an_edit_spelled_out_in_words_is_resolved_against_the_file(files, text, old, new):
@@ -82,6 +107,9 @@ def test_an_edit_spelled_out_in_words_is_resolved_against_the_file(files, text, 
         "add 'call mom' to todo.md",  # a quoted text is written as it is (the cold path)
         "remove the milk from sito/config.json",  # not a list
         "change it to 9090 in app/config.ini",  # "it" with nothing asked before
+        "is trimestrale 120 in listino.txt?",  # a question, no word asking to change it
+        "change the number to 348 9990001 in contatti.txt",  # two numbers there, none of them spoken of
+        "sposta l'appuntamento alle 11:00 in agenda.txt",  # two times there: the request names no line's word
     ],
 )
 def test_an_edit_the_file_does_not_hold_exactly_is_none(files, text):
@@ -97,6 +125,15 @@ def test_a_follow_up_edits_the_key_the_last_request_asked_about(files):
     titled = followup.resolve('e cambia il titolo in "Diario"', {"files": ["sito/config.json"]}, files)
     assert titled.plan.steps[0].args["new"] == '  "titolo": "Diario",'
     assert followup.resolve("change it to 9090", {"files": ["app/config.ini", "spesa.md"]}, files) is None
+
+
+def test_a_follow_up_gives_a_new_value_to_the_line_the_last_request_found(files):
+    previous = {"request": "cerca Giulia in contatti.txt", "files": ["contatti.txt"]}
+    found = followup.resolve("ha cambiato numero, adesso è 348 9990001: correggilo", previous, files)
+    assert found.plan.steps[0].args["new"] == "Giulia Neri - 348 9990001"
+    assert found.plan.final_message == "Cambiato \u201c347 7654321\u201d in \u201c348 9990001\u201d in ${step1.path}."
+    added = followup.resolve("aggiungi in fondo Paolo Verdi - 339 4445566", previous, files)
+    assert added.plan.steps[0].args == {"path": "contatti.txt", "content": "Paolo Verdi - 339 4445566", "append": True}
 
 
 def test_a_path_in_brackets_names_the_words_before_it_as_the_destination(files, cat):

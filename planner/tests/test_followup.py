@@ -185,6 +185,13 @@ def test_moved_by_pronoun_into_a_folder_the_workspace_has(workspace):
     assert moved.request == "move notes/a.md to notes"
 
 
+def test_moved_by_pronoun_into_a_new_folder_with_an_aside_on_it(workspace):
+    moved = followup.resolve("ora spostalo in archivio/2024, la cartella non c'è ancora quindi creala tu", READ_A,
+                             workspace)  # fmt: skip
+    assert moved.plan.steps[0].args == {"paths": ["notes/a.md"], "to": "archivio/2024/"}
+    assert followup.resolve("move it to notes/b.txt", READ_A, workspace).plan.steps[0].args["to"] == "notes/b.txt"
+
+
 def test_a_copy_of_an_answer_in_words_is_not_certain():
     chat = {"request": "write a haiku", "answer": "rain on the roof", "plan": None, "listing": [], "files": []}
     assert followup.resolve("salvane una copia in b.txt", chat) is None

@@ -1,0 +1,94 @@
+"""A copy of a file, or of some of its lines, into a new one, with no model: "make a copy of
+ufficio/lettera.txt in ufficio/archivio/lettera_2024.txt", «copia le righe 4-6 di poesia.txt in un
+file estratto.txt», "copy the first 10 lines of app.log to head.txt". The source is read here and
+its text becomes a `write_files` step, approved and undone like any other write; a folder as the
+destination keeps the file's name. Nothing else: two sources, a source that is not a text file,
+or a destination that exists already (the copy would overwrite it) give None. Read by the engine
+after the cold path."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from planner import params as P
+from planner import spelled
+from planner.edits import read
+from planner.plan import Plan, of_steps
+from planner.text import fold, language
+
+MAX_COPY = 64_000
+
+_COPY = re.compile(  # a verb, not a name: "write x to copy.md" copies nothing
+    r"(?<![\w./-])(?:copy|duplicate|copia|duplica|copiami|(?:make|fai|fammi|crea|create|save) (?:a|una) (?:copy|copia))"
+    r"(?![\w/-]|\.\w)"
+)
+# Which lines: "lines 4-6", «le righe dalla 4 alla 6», "the first 10 lines", «le ultime 3 righe».
+_RANGE = re.compile(
+    r"\b(?:lines?|righe|riga)\s+(?:(?:from|dalla|da)\s+)?(?P<a>\d{1,5})\s*"
+    r"(?:-|to|through|alla|a|fino alla)\s*(?P<b>\d{1,5})\b"
+)
+_ENDS = re.compile(r"\b(?P<end>first|last|prime|primi|ultime|ultimi)\s+(?P<n>\d{1,5}|[a-z]+)\s+(?:lines|righe)\b")
+
+
+def plan_for(text: str, *, tools: set[str], workspace: Path | None) -> Plan | None:
+    folded = fold(text)
+    if workspace is None or "write_files" not in tools or not _COPY.search(folded):
+        return None
+    values = P.extract(text, workspace).values
+    paths = [v.text for v in values if v.type == "path"]
+    if len(paths) != 2 or any(v.type in ("glob", "url", "quoted") for v in values):
+        return None
+    source, destination = paths
+    content = read(workspace, source)
+    if content is None or len(content) > MAX_COPY:
+        return None
+    if _is_dir(workspace, destination) or destination.endswith("/"):
+        destination = f"{destination.rstrip('/')}/{source.rsplit('/', 1)[-1]}"
+    if _exists(workspace, destination):
+        return None  # the copy would overwrite a file: for the engine, which asks
+    lines = _lines(folded, content)
+    if lines is None:
+        return None
+    text_copied, what = lines
+    italian = language(text) == "it"
+    said = (
+        f"Copiat{'e' if what else 'o'} {what[1] if what else source} in ${{step1.path}}."
+        if italian
+        else f"Copied {what[0] if what else source} to ${{step1.path}}."
+    )
+    return of_steps(("write_files", {"path": destination, "content": text_copied}), final=said)
+
+
+def _lines(folded: str, content: str) -> tuple[str, tuple[str, str] | None] | None:
+    """The text to copy and how the answer names it (None: the whole file); None when the lines
+    asked for are not in the file."""
+    lines = content.splitlines(keepends=True)
+    if match := _RANGE.search(folded):
+        a, b = int(match.group("a")), int(match.group("b"))
+        if not 1 <= a <= b <= len(lines):
+            return None
+        return "".join(lines[a - 1 : b]), (f"lines {a}-{b}", f"le righe {a}-{b}")
+    if match := _ENDS.search(folded):
+        n = int(match.group("n")) if match.group("n").isdigit() else spelled.number(match.group("n"))
+        if not n or n > len(lines):
+            return None
+        last = match.group("end") in ("last", "ultime", "ultimi")
+        part = lines[-n:] if last else lines[:n]
+        which = ("last", "ultime") if last else ("first", "prime")
+        return "".join(part), (f"the {which[0]} {n} lines", f"le {which[1]} {n} righe")
+    return content, None
+
+
+def _is_dir(workspace: Path, path: str) -> bool:
+    try:
+        return (workspace / path).is_dir()
+    except (OSError, ValueError):
+        return False
+
+
+def _exists(workspace: Path, path: str) -> bool:
+    try:
+        return (workspace / path).exists()
+    except (OSError, ValueError):
+        return False

@@ -1,0 +1,186 @@
+"""A total or an average over the numbers of one named file, computed instead of guessed: "How much
+did I spend on groceries in May? The file is budget/2024-05.csv", "what's the total value of the
+stock in shop/inventory.csv, qty times price?", «quanti hanno risposto in tutto secondo
+sondaggio.txt?», "the class average in math in class/grades.csv". The small local model cannot add
+up a file; the engine's compute tool can, once the numbers are known, and they are here.
+
+The file is a table: CSV (a header, then rows), a Markdown table, or lines of `label: number`. The
+question picks:
+- the rows: the ones whose text cell the question names ("groceries", «Luca»), else all of them;
+- the numbers: the one numeric column, or the one the question names, or the product of two it
+  names ("qty times price");
+- the operation: a mean when it asks for an average, else a sum.
+Anything less certain (two columns to choose from, a cell named in two columns) gives None. The
+plan reads the file and computes (`read_files`, `compute`), so the trace shows both and the next
+turn knows the file: "and on eating out?" asks the same of other rows (`again`)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from planner import params as P
+from planner.edits import paths_named, read
+from planner.plan import Plan, of_steps
+from planner.text import fold, language, stems, words
+
+MAX_ROWS = 500
+
+_MEAN = re.compile(r"\b(?:average|avg|mean|media|in media|medio|mediamente)\b")
+_TOTAL = re.compile(
+    r"\b(?:total|totale|sum|somma|in tutto|in totale|how much|quanto|quanta|spent|spend|speso|spendo|pagato|paid|"
+    r"costs?|costa|costano)\b|\b(?:how many|quanti|quante)\b.*\b(?:in tutto|in total|in totale|altogether|overall)\b"
+)
+# A count of the file's lines, words or entries: read_files answers it, not a sum.
+_COUNTED = re.compile(
+    r"\b(?:how many|quanti|quante)\s+(?:\w+\s+)?(?:lines|rows|righe|words|parole|entries|voci|characters|caratteri|"
+    r"files|items|elementi|records)\b"
+)
+_TIMES = re.compile(r"\s(?:times|x|\*|\u00d7|per|moltiplicato per|by)\s")
+# A change, or more than a question: not for this.
+_CHANGE = re.compile(
+    r"\b(?:write|save|update|change|add|remove|delete|move|set|create|scrivi|salva|aggiorna|cambia|aggiungi|"
+    r"togli|rimuovi|cancella|elimina|sposta|metti|crea|summary|riassunto|riassumi|summari[sz]e)\b"
+)
+_NUMBER = re.compile(r"^\s*[-+]?[€$£]?\s*\d+(?:[.,]\d+)?\s*[€$£%]?\s*$")
+# "sì: 84", "- rent = 700 €": a label and its number.
+_LABELLED = re.compile(
+    r"^\s*(?:[-*+]\s+)?(?P<label>[^\W\d][^:=\n]{0,60}?)\s*[:=]\s*(?P<n>[-+]?\d+(?:[.,]\d+)?)\s*\S{0,6}\s*$"
+)
+
+
+@dataclass(frozen=True)
+class Table:
+    header: list[str]
+    rows: list[list[str]]
+
+    def numeric(self) -> list[int]:
+        return [i for i in range(len(self.header)) if self.rows and all(_NUMBER.match(r[i]) for r in self.rows)]
+
+
+def plan_for(text: str, *, tools: set[str], workspace: Path | None) -> Plan | None:
+    """The plan that computes what the question asks of the one file it names, or None."""
+    if workspace is None or not {"read_files", "compute"} <= tools:
+        return None
+    folded = fold(text)
+    if _CHANGE.search(folded) or _COUNTED.search(folded) or not (_MEAN.search(folded) or _TOTAL.search(folded)):
+        return None
+    paths = paths_named(P.extract(text, workspace).values)
+    if len(paths) != 1:
+        return None
+    asked = fold(text[: paths[0].start] + " " + text[paths[0].end :])
+    return _computed(asked, asked, paths[0].text, workspace, text)
+
+
+def again(text: str, previous_request: str, path: str, workspace: Path | None) -> Plan | None:
+    """ "and on eating out?", «e Luca quanto ha pagato?» after a question on `path`: the same
+    question of the rows this message names."""
+    folded = fold(text)
+    if workspace is None or _CHANGE.search(folded) or _COUNTED.search(folded) or len(folded.split()) > 10:
+        return None
+    return _computed(fold(previous_request) + " " + folded, folded, path, workspace, text, rows_required=True)
+
+
+def _computed(
+    asked: str, rows_from: str, path: str, workspace: Path, request: str, rows_required: bool = False
+) -> Plan | None:
+    content = read(workspace, path)
+    table = _table(content) if content else None
+    if table is None:
+        return None
+    rows, named = _rows(table, rows_from)
+    if rows is None or (rows_required and not named):
+        return None
+    numbers = _numbers(table, asked)
+    if numbers is None:
+        return None
+    terms = [_term(cells, row) for row in rows for cells in [numbers]]
+    mean = bool(_MEAN.search(asked))
+    expression = f"{'mean' if mean else 'sum'}([{', '.join(terms)}])"
+    what = " x ".join(table.header[i] for i in numbers if table.header[i])
+    which = f" ({', '.join(named)})" if named else ""
+    if language(request) == "it":
+        lead = ("Media" if mean else "Totale") + (f" di {what}" if what else "")
+        final = f"{lead}{which}, da {len(rows)} righe di {path}: ${{step2.value}}"
+    else:
+        lead = ("Average" if mean else "Total") + (f" of {what}" if what else "")
+        final = f"{lead}{which}, over {len(rows)} rows of {path}: ${{step2.value}}"
+    return of_steps(("read_files", {"paths": [path]}), ("compute", {"expression": expression}), final=final)
+
+
+def _table(content: str) -> Table | None:
+    lines = [line for line in content.splitlines() if line.strip()]
+    if len(lines) < 2 or len(lines) > MAX_ROWS:
+        return None
+    if lines[0].lstrip().startswith("|"):
+        cells = [[c.strip() for c in line.strip().strip("|").split("|")] for line in lines]
+        cells = [row for row in cells if not all(re.fullmatch(r":?-{2,}:?", c) for c in row)]
+        return _square(cells)
+    labelled = [m for line in lines if (m := _LABELLED.match(line))]
+    if len(labelled) >= 2 and len(labelled) >= 0.6 * len(lines):
+        return Table(["", ""], [[m.group("label").strip(), m.group("n")] for m in labelled])
+    try:
+        dialect = csv.Sniffer().sniff(lines[0], delimiters=",;\t")
+    except csv.Error:
+        return None
+    return _square(list(csv.reader(io.StringIO("\n".join(lines)), dialect)))
+
+
+def _square(cells: list[list[str]]) -> Table | None:
+    if len(cells) < 2 or len(cells[0]) < 2 or any(len(row) != len(cells[0]) for row in cells):
+        return None
+    return Table([c.strip() for c in cells[0]], [[c.strip() for c in row] for row in cells[1:]])
+
+
+def _rows(table: Table, asked: str) -> tuple[list[list[str]] | None, list[str]]:
+    """The rows the question names by a text cell (all of them when it names none), and the cells."""
+    numeric = set(table.numeric())
+    by_column: dict[int, set[str]] = {}
+    for i in range(len(table.header)):
+        if i in numeric:
+            continue
+        for row in table.rows:
+            cell = fold(row[i])
+            if cell and _said(cell, asked):
+                by_column.setdefault(i, set()).add(cell)
+    if not by_column:
+        return table.rows, []
+    if len(by_column) > 1:
+        return None, []  # a cell named in two columns: which rows is not certain
+    ((column, cells),) = by_column.items()
+    rows = [row for row in table.rows if fold(row[column]) in cells]
+    return rows, sorted({row[column] for row in rows})
+
+
+def _numbers(table: Table, asked: str) -> list[int] | None:
+    """The numeric columns to add up: the only one, the one named, or two named with "times"."""
+    numeric = table.numeric()
+    named = [i for i in numeric if table.header[i] and _said(fold(table.header[i]), asked)]
+    if len(named) == 2 and _TIMES.search(asked):
+        return named
+    if len(named) == 1:
+        return named
+    return numeric if len(numeric) == 1 else None
+
+
+def _said(phrase: str, asked: str) -> bool:
+    """The question says the cell or the header: as written, or a single word by its stem."""
+    if re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", asked):
+        return True
+    phrase_words = words(phrase)
+    if len(phrase_words) != 1 or len(phrase_words[0]) < 3:
+        return False
+    wanted = set(stems(phrase_words[0]))
+    return any(wanted & set(stems(w)) for w in words(asked))
+
+
+def _term(columns: list[int], row: list[str]) -> str:
+    return "*".join(_plain(row[i]) for i in columns)
+
+
+def _plain(cell: str) -> str:
+    number = re.sub(r"[^\d.,+-]", "", cell).replace(",", ".")
+    return number.lstrip("+") or "0"

@@ -1,0 +1,126 @@
+"""Totals over a file's numbers (planner/tables.py), copies of a file or of its lines
+(planner/copies.py), and an answer written as a checklist: computed from the file on disk with no
+model call, or None when what is asked is not certain."""
+
+import pytest
+
+from planner import copies, followup, tables
+from planner.catalog import catalog
+from planner.validator import validate
+
+BUDGET = (
+    "date,category,amount\n2024-05-02,groceries,54.20\n2024-05-03,transport,12.00\n2024-05-07,groceries,38.75\n"
+    "2024-05-10,eating out,27.50\n2024-05-15,groceries,61.05\n2024-05-28,eating out,19.90\n"
+)
+STOCK = "item,qty,price\nnotebook,40,2.50\npen,120,0.80\nstapler,6,7.90\n"
+SURVEY = "sì: 84\nno: 42\nastenuti: 14\n"
+GRADES = "| student | subject | grade |\n|---|---|---|\n| Ana | math | 8 |\n| Bo | math | 6 |\n| Ana | art | 9 |\n"
+POEM = "uno\ndue\ntre\nquattro\ncinque\nsei\nsette\n"
+
+
+@pytest.fixture
+def files(workspace):
+    for path, content in {
+        "budget/may.csv": BUDGET,
+        "shop/stock.csv": STOCK,
+        "sondaggio.txt": SURVEY,
+        "class/grades.md": GRADES,
+        "poesia.txt": POEM,
+        "notes/list.txt": "milk\neggs\n",
+    }.items():
+        (workspace / path).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / path).write_text(content)
+    return workspace
+
+
+def _computed(text, workspace):
+    found = tables.plan_for(text, tools={"read_files", "compute"}, workspace=workspace)
+    return None if found is None else found.steps[1].args["expression"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expression"),
+    [
+        ("How much did I spend on groceries in May? The file is budget/may.csv", "sum([54.20, 38.75, 61.05])"),
+        ("what's the total of the amount column in budget/may.csv?", "sum([54.20, 12.00, 38.75, 27.50, 61.05, 19.90])"),
+        ("What's the total value of the stock in shop/stock.csv, qty times price?", "sum([40*2.50, 120*0.80, 6*7.90])"),
+        ("quanti hanno risposto in tutto secondo sondaggio.txt?", "sum([84, 42, 14])"),
+        ("what's the class average in math in class/grades.md?", "mean([8, 6])"),
+    ],
+)
+def test_a_total_over_a_files_numbers_is_computed(files, text, expression):
+    assert _computed(text, files) == expression
+    plan = tables.plan_for(text, tools={"read_files", "compute"}, workspace=files)
+    cat = catalog()
+    assert validate(plan, cat, allowed=set(cat.executors), request_text=text, workspace=files) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "how many lines are in budget/may.csv?",  # a count of lines: read_files answers it
+        "what's the total in shop/stock.csv?",  # two numeric columns, none named
+        "add 10 to the groceries in budget/may.csv",  # a change
+        "what is in budget/may.csv?",  # no total asked
+        "how much is in notes/list.txt?",  # not a table
+    ],
+)
+def test_what_is_not_certain_is_not_computed(files, text):
+    assert _computed(text, files) is None
+
+
+def test_the_same_question_of_other_rows_follows_up(files):
+    first = tables.plan_for("How much did I spend on groceries? See budget/may.csv", tools={"read_files", "compute"},
+                            workspace=files)  # fmt: skip
+    previous = {"request": "How much did I spend on groceries? See budget/may.csv", "plan": first.to_dict(),
+                "files": ["budget/may.csv"]}  # fmt: skip
+    found = followup.resolve("and on eating out?", previous, files)
+    assert found.plan.steps[1].args["expression"] == "sum([27.50, 19.90])"
+    assert found.plan.final_message.startswith("Total of amount (eating out)")
+    assert followup.resolve("and what about the weather?", previous, files) is None
+
+
+def _copied(text, workspace):
+    found = copies.plan_for(text, tools={"write_files"}, workspace=workspace)
+    return None if found is None else (found.steps[0].args, found.final_message)
+
+
+def test_a_copy_of_a_file_or_of_its_lines_is_a_write(files):
+    assert _copied("fai una copia di poesia.txt in archivio/poesia_2024.txt", files) == (
+        {"path": "archivio/poesia_2024.txt", "content": POEM},
+        "Copiato poesia.txt in ${step1.path}.",
+    )
+    assert _copied("copia le righe 4-6 di poesia.txt in un file estratto.txt", files)[0] == {
+        "path": "estratto.txt",
+        "content": "quattro\ncinque\nsei\n",
+    }
+    assert _copied("copy the first two lines of poesia.txt to head.txt", files) == (
+        {"path": "head.txt", "content": "uno\ndue\n"},
+        "Copied the first 2 lines to ${step1.path}.",
+    )
+    assert _copied("copy poesia.txt into notes", files)[0]["path"] == "notes/poesia.txt"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "copy poesia.txt to notes/list.txt",  # it would overwrite a file
+        "copia le righe 6-9 di poesia.txt in b.txt",  # lines the file does not have
+        "write x to copy.md",  # a name, not a verb
+        "copy missing.txt to b.txt",  # no such file
+    ],
+)
+def test_a_copy_that_is_not_certain_is_none(files, text):
+    assert _copied(text, files) is None
+
+
+def test_an_answer_written_as_a_checklist_keeps_where_each_match_is(files):
+    previous = {"answer": "2 result(s):\nproj/app.py:3: # TODO: read the port\nproj/db.py:7: // TODO add retry",
+                "listing": ["proj/app.py", "proj/db.py"], "files": []}  # fmt: skip
+    found = followup.resolve("write them into proj/TODO.md as a checklist", previous, files)
+    assert found.plan.steps[0].args == {
+        "path": "proj/TODO.md",
+        "content": "- [ ] read the port (proj/app.py:3)\n- [ ] add retry (proj/db.py:7)\n",
+    }
+    listed = followup.resolve("salvali in spesa.md come elenco puntato", {"answer": "1. milk\n2. eggs"}, files)
+    assert listed.plan.steps[0].args["content"] == "- milk\n- eggs\n"
