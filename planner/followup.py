@@ -254,13 +254,19 @@ def _same_plan(text: str, folded: str, previous: dict, workspace) -> Resolved | 
         return None
     new = rebind.values(text, workspace)
     rest = _SAME.sub("", folded, count=1)
+    files = previous.get("files") or []
+    if len(files) == 1 and not any(kind == "path" for kind, _ in new):
+        if moved := rebind.sibling(text, files[0], workspace):  # «fai lo stesso in storia»
+            new.append(("path", moved[1]))
+            rest = re.sub(rf"\b{re.escape(moved[0])}\b", " ", rest)
     for _, value in new:
         rest = rest.replace(fold(value), " ")
     for item in object_kinds.derived(text):
         rest = rest.replace(fold(item.phrase), " ")
     leftover = (
         r"[\s.,;:!?'\"`%]+|\b(?:and|e|too|anche|please|per favore|il|la|lo|l|i|gli|le|the|a|an|un|una|"
-        r"(?:con|with) (?:the |il )?(?:title|titolo|text|testo|content|contenuto))\b"
+        r"but|pero|ma|however|though|invece|instead|"
+        r"(?:con|with)(?: (?:the |il )?(?:title|titolo|text|testo|content|contenuto))?)\b"
     )
     if not new or re.sub(leftover, "", rest):
         return None  # words beside the cue and the values: a request of its own

@@ -63,3 +63,24 @@ def beside(old: str, new: str, workspace) -> str:
     if not folder or "/" in new or workspace is None:
         return new
     return f"{folder}/{new}" if (workspace / folder).is_dir() and not (workspace / new).exists() else new
+
+
+def sibling(text: str, old: str, workspace) -> tuple[str, str] | None:
+    """«fai lo stesso in storia» after writing scuola/matematica/compiti.txt, where scuola/storia
+    is a folder: (the word, scuola/storia/compiti.txt). None unless exactly that holds."""
+    parts = old.split("/")
+    if workspace is None or len(parts) < 3:
+        return None
+    match = _IN_FOLDER.search(text.lower())
+    if match is None or (workspace / match.group(1)).exists():
+        return None  # no folder named, or one the workspace's root has: a path of its own
+    parent = "/".join(parts[:-2])
+    try:
+        if not (workspace / parent / match.group(1)).is_dir():
+            return None
+    except (OSError, ValueError):
+        return None
+    return match.group(1), f"{parent}/{match.group(1)}/{parts[-1]}"
+
+
+_IN_FOLDER = re.compile(r"\b(?:in|into|for|per|nella cartella|in the folder|nella)\s+([a-z0-9][\w-]*)\b(?![./])")

@@ -29,6 +29,7 @@ from planner.text import fold, language, stems, words
 
 MAX_ROWS = 500
 
+_SHARE = re.compile(r"\b(?:percent|percentage|per cent|percentuale|per cento|what share|che quota|che parte)\b|%")
 _MEAN = re.compile(r"\b(?:average|avg|mean|media|in media|medio|mediamente)\b")
 _TOTAL = re.compile(
     r"\b(?:total|totale|sum|somma|in tutto|in totale|how much|quanto|quanta|spent|spend|speso|spendo|pagato|paid|"
@@ -66,7 +67,8 @@ def plan_for(text: str, *, tools: set[str], workspace: Path | None) -> Plan | No
     if workspace is None or not {"read_files", "compute"} <= tools:
         return None
     folded = fold(text)
-    if _CHANGE.search(folded) or _COUNTED.search(folded) or not (_MEAN.search(folded) or _TOTAL.search(folded)):
+    asks = _MEAN.search(folded) or _TOTAL.search(folded) or _SHARE.search(folded)
+    if _CHANGE.search(folded) or _COUNTED.search(folded) or not asks:
         return None
     paths = paths_named(P.extract(text, workspace).values)
     if len(paths) != 1:
@@ -97,8 +99,16 @@ def _computed(
     numbers = _numbers(table, asked)
     if numbers is None:
         return None
-    terms = [_term(cells, row) for row in rows for cells in [numbers]]
+    terms = [_term(numbers, row) for row in rows]
     mean = bool(_MEAN.search(asked))
+    if _SHARE.search(rows_from if rows_required else asked):  # «che percentuale sono i sì?»: of the whole
+        if not named:
+            return None
+        whole = [_term(numbers, row) for row in table.rows]
+        expression = f"sum([{', '.join(terms)}]) / sum([{', '.join(whole)}]) * 100"
+        lead = "Percentuale" if language(request) == "it" else "Share"
+        final = f"{lead} ({', '.join(named)}), {path}: ${{step2.value}}%"
+        return of_steps(("read_files", {"paths": [path]}), ("compute", {"expression": expression}), final=final)
     expression = f"{'mean' if mean else 'sum'}([{', '.join(terms)}])"
     what = " x ".join(table.header[i] for i in numbers if table.header[i])
     which = f" ({', '.join(named)})" if named else ""

@@ -94,6 +94,8 @@ def cold(cat, workspace):
         ("sposta data.txt e notes/a.md dentro notes", [("move_files", {"paths": ["data.txt", "notes/a.md"],
                                                                       "to": "notes"})]),
         ("what's in notes?", [("list_files", {"path": "notes"})]),
+        ("che file sono rimasti in notes?", [("list_files", {"path": "notes"})]),
+        ("what files are left in notes?", [("list_files", {"path": "notes"})]),
         ("cerca di nuovo TODO in notes", [("grep_files", {"pattern": "TODO", "path": "notes"})]),
         ("what files do I have left?", [("list_files", {"path": "."})]),
         ("what files do I have in notes/?", [("list_files", {"path": "notes/"})]),

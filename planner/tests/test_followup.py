@@ -218,3 +218,13 @@ def test_the_files_a_plan_moved_are_a_listing_an_ordinal_counts_in(workspace):
     previous = {"request": "move all the *.md files into notes/", **followup.facts(plan, {1: {}, 2: moved})}
     for text in ("open the second one", "open the second one and tell me what we decided"):
         assert followup.resolve(text, previous, workspace).plan.steps[0].args == {"paths": ["notes/b.md"]}
+
+
+def test_the_same_plan_in_a_sibling_folder_with_new_text(workspace):
+    (workspace / "scuola/matematica").mkdir(parents=True)
+    (workspace / "scuola/storia").mkdir(parents=True)
+    request = 'crea scuola/matematica/compiti.txt con scritto "esercizi pag. 45"'
+    previous = ran(request, [("write_files", {"path": "scuola/matematica/compiti.txt", "content": "esercizi pag. 45"})])
+    found = followup.resolve('fai lo stesso in storia, però con "capitolo 3"', previous, workspace)
+    assert found.plan.steps[0].args == {"path": "scuola/storia/compiti.txt", "content": "capitolo 3"}
+    assert followup.resolve("fai lo stesso in geografia", previous, workspace) is None  # no such folder

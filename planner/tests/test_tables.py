@@ -78,6 +78,10 @@ def test_the_same_question_of_other_rows_follows_up(files):
     assert found.plan.steps[1].args["expression"] == "sum([27.50, 19.90])"
     assert found.plan.final_message.startswith("Total of amount (eating out)")
     assert followup.resolve("and what about the weather?", previous, files) is None
+    share = followup.resolve("what percentage is eating out?", previous, files)
+    assert share.plan.steps[1].args["expression"] == (
+        "sum([27.50, 19.90]) / sum([54.20, 12.00, 38.75, 27.50, 61.05, 19.90]) * 100"
+    )
 
 
 def _copied(text, workspace):
