@@ -180,7 +180,7 @@ def request_of(text: str, workspace: Path | None) -> Request:
     named = [(w, kind) for w, kind in named if w != (term or "").lower()]
     named_ = tuple(dict.fromkeys(named))
     # «in quali ricette della cartella ricette»: the same name twice is one value
-    values = tuple({(v.type, fold(v.text)): v for v in reversed(found.values)}.values())[::-1]
+    values = tuple({(v.type, fold(v.text).rstrip("/")): v for v in reversed(found.values)}.values())[::-1]
     return Request(unquoted, fold(unquoted), values, derived, workspace, found.masked, named_, fresh, term)
 
 

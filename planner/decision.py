@@ -63,6 +63,8 @@ _INLINE = re.compile(r"^([^:\n\[]{0,60}):\s+\S")  # not "[attached: uploads/a.pd
 # A quote opened before the colon and not closed: "write 'Day one: sunny' to a.md" quotes a text.
 _OPEN_QUOTE = re.compile(r"(?:^|[\s(])(?:'[^']*|\"[^\"]*|«[^»]*|“[^”]*)$")
 _NAMES_NEXT = re.compile(r"\b(?:folders|directories|cartelle)\s*$")
+_ADDING = whole(r"add|append|write|put|insert|aggiungi|accoda|scrivi|metti|inserisci")
+_INTO_FILE = re.compile(r"\s(?:in|to|into|nel|nella|a|al|alla|dentro)\s+\S+\.\w{1,5}\s*[.!?]*$")
 _URL_AFTER = re.compile(r":\s+(?:https?://|www\.)\S+\s*$")
 _POSSESSIVE_FILES = whole(r"my|mine|our|i miei|le mie|il mio|la mia|nostri|nostre|in the workspace|nel workspace")
 _GREP = whole(
@@ -118,6 +120,8 @@ def decide(
         inline = None  # the colon is inside a quoted text: "scrivi 'Primo giorno: sole' in a.md"
     if inline is not None and _NAMES_NEXT.search(inline.group(1)):
         inline = None  # "create two folders: src and tests": the colon introduces their names
+    if inline is not None and _ADDING.search(inline.group(1)) and _INTO_FILE.search(folded, inline.end(1)):
+        inline = None  # «aggiungi luglio: 51 in casa/bollette.txt»: the colon is in the line added
     if inline is not None:
         # Text given inline ("summarise: …", "traduci: …"): what follows the colon is the data, so
         # only the words before it can name an object to act on.

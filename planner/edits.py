@@ -74,7 +74,7 @@ _NOT_CONTENT = STOPWORDS | frozenset(
 
 def plan_for(text: str, *, tools: set[str], workspace: Path | None) -> Plan | None:
     """The edit of the one existing text file the request names, or None."""
-    if workspace is None or "edit_file" not in tools:
+    if workspace is None or not {"edit_file", "write_files"} & tools:
         return None
     values = P.extract(text, workspace).values
     paths = [v for v in values if v.type == "path"]
@@ -85,8 +85,20 @@ def plan_for(text: str, *, tools: set[str], workspace: Path | None) -> Plan | No
         return None
     said = text[: paths[0].start] + _HERE + text[paths[0].end :]
     said = re.sub(rf"\(\s*{_HERE}\s*\)", f" {_HERE}", said)
-    change = change_in(said, content)
+    if (line := _LINE_AFTER.search(said)) and "write_files" in tools:  # "add a line to § : Carla is out sick"
+        added, listed = line.group("text").strip(), _ITEM.match(content.rstrip("\n").rsplit("\n", 1)[-1])
+        if listed and not listed.group("n"):  # a bulleted list goes on with its bullet
+            added = re.sub(r"\[[xX]\]", "[ ]", listed.group("lead")) + added
+        return of_steps(("write_files", {"path": paths[0].text, "content": added, "append": True}))
+    change = change_in(said, content) if "edit_file" in tools else None
     return step(paths[0].text, change, text) if change else None
+
+
+# A line to add, after a colon that follows the file: «aggiungi una riga a § : Carla è malata».
+_LINE_AFTER = re.compile(
+    rf"^[^:]*\b(?:add|append|write|aggiungi|accoda|scrivi)\b[^:]*{_HERE}[^:\w]*:\s+(?P<text>[^\n]{{1,300}})$",
+    re.IGNORECASE,
+)
 
 
 # (old, new, what the answer says in English and in Italian, or None: the edit's own sentence)
@@ -96,7 +108,7 @@ Change = tuple[str, str, tuple[str, str] | None]
 def change_in(said: str, content: str, about: str = "") -> Change | None:
     """The one edit `said` spells out in `content`; `about`: the request the last turn answered,
     where "it" in "change it to 9090" gets its key."""
-    for form in (_set_key, _replace, _key_named, _retyped, _add_items, _remove_item):
+    for form in (_set_key, _replace, _instead, _key_named, _retyped, _add_items, _remove_item):
         found = form(said, content, about)
         if found is not None:
             return found
@@ -169,6 +181,40 @@ def _key_named(said: str, content: str, about: str) -> Change | None:
 _NOW = re.compile(r"\b(?:update|aggiorn\w*|change|cambia\w*|correggi\w*|correct|fix|set|imposta\w*)\b")
 
 
+def _instead(said: str, content: str, about: str) -> Change | None:
+    """ "ah no, il giorno è lunedì, non venerdì: correggilo", "it's at 3pm, not 2pm, fix it": the
+    words after "not" stand once in the file, and the as many words before it replace them."""
+    match = _NOT_BUT.search(said)
+    if match is None or not _FIX.search(fold(said)):
+        return None
+    before, after = match.group("new").split(), match.group("old").split()
+    for size in range(1, min(3, len(before), len(after)) + 1):
+        new, old = " ".join(before[-size:]), " ".join(after[:size])
+        at = [m for m in re.finditer(rf"(?<!\w){re.escape(old)}(?!\w)", content, re.IGNORECASE)]
+        if len(at) == 1 and fold(new) != fold(old):
+            written = at[0].group(0)
+            new = new[:1].upper() + new[1:] if written[:1].isupper() and new[:1].islower() else new
+            return (
+                written,
+                new,
+                (
+                    f"Changed \u201c{written}\u201d to \u201c{new}\u201d in {_WHERE}.",
+                    f"Cambiato \u201c{written}\u201d in \u201c{new}\u201d in {_WHERE}.",
+                ),
+            )
+    return None
+
+
+_NOT_BUT = re.compile(
+    r"(?P<new>[\w'\u2019]+(?: [\w'\u2019]+){0,2}),?\s+(?:non|not|instead of|invece di|anziche|anziché)\s+"
+    r"(?P<old>[\w'\u2019]+(?: [\w'\u2019]+){0,2})",
+    re.IGNORECASE,
+)
+_FIX = re.compile(
+    r"\b(?:correggi\w*|correct|fix|cambia\w*|change|wrong|sbagliat\w*|actually|in realta|ah no|oops|scusa|sorry)\b"
+)
+
+
 def _retyped(said: str, content: str, about: str) -> Change | None:
     found = retype.change(said.replace(_HERE, " "), content, about)
     if found is None:
@@ -231,7 +277,17 @@ def _replace(said: str, content: str, about: str) -> Change | None:
 
 
 def _items(content: str) -> list[re.Match]:
-    return [m for line in content.splitlines() if (m := _ITEM.match(line))]
+    """The list's items: its bulleted lines, or, in a file of short lines and nothing else (milk,
+    eggs, bread; «luglio: 51»), every line."""
+    bulleted = [m for line in content.splitlines() if (m := _ITEM.match(line))]
+    if bulleted:
+        return bulleted
+    lines = [line for line in content.splitlines() if line.strip()]
+    plain = [m for line in lines if (m := _PLAIN.match(line))]
+    return plain if len(lines) >= 2 and len(plain) == len(lines) else []
+
+
+_PLAIN = re.compile(r"^(?P<lead>)(?P<n>)(?P<box>)(?P<text>[^\s#>|`][^\t]{0,59})$")
 
 
 def _add_items(said: str, content: str, about: str) -> Change | None:
@@ -250,7 +306,10 @@ def _add_items(said: str, content: str, about: str) -> Change | None:
         return None
     if re.search("(?:^|\\s)[\"'\u201c\u00ab]", said_items):
         return None  # a quoted text: written as it is (planner.coldpath)
-    items = [_LEADING.sub("", i.strip()) for i in _SPLIT.split(said_items.strip())]
+    # an article goes, unless it begins a title: «aggiungi le uova» adds "uova", «Le città invisibili» stays
+    items = [
+        i.strip() if i.strip()[:1].isupper() else _LEADING.sub("", i.strip()) for i in _SPLIT.split(said_items.strip())
+    ]
     if not 0 < len(items) <= 10 or any(not i or len(i.split()) > 8 or set(words(i)) & _NOT_ITEMS for i in items):
         return None
     last = listed[-1]
@@ -318,6 +377,11 @@ def on_last_file(text: str, previous: dict, workspace: Path | None) -> tuple[str
     if content is None:
         return None
     about = previous.get("request") or ""
-    change = _set_key(text, content, about) or _replace(text, content, "") or _retyped(text, content, about)
+    change = (
+        _set_key(text, content, about)
+        or _replace(text, content, "")
+        or _instead(text, content, "")
+        or _retyped(text, content, about)
+    )
     plan = step(named[0], change, text) if change else None
     return (named[0], plan) if plan else None

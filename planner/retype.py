@@ -18,6 +18,7 @@ _WEEKDAYS = (
 _MONTHS_IT = r"gennaio|febbraio|marzo|aprile|maggio|giugno|luglio|agosto|settembre|ottobre|novembre|dicembre"
 _MONTHS_EN = r"january|february|march|april|may|june|july|august|september|october|november|december"
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+_UNITS = r"ml|cl|dl|l|g|gr|kg|mg|tsp|tbsp|cups?|oz|lbs?|cm|mm|km|m|min|h|kcal|%"
 # Each kind: its pattern, written so that a value of the kind is matched whole.
 _KINDS = (
     (
@@ -29,6 +30,7 @@ _KINDS = (
         ),
     ),
     ("time", re.compile(r"(?<![\w:.])(?:[01]?\d|2[0-3])[:.][0-5]\d(?![\w:])")),
+    ("measure", re.compile(rf"(?<![\w.,])\d+(?:[.,]\d+)?\s?(?:{_UNITS})(?!\w)", re.IGNORECASE)),
     ("email", re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+(?![\w-])")),
     ("phone", re.compile(r"(?<![\w+])\+?\d[\d .-]{6,}\d(?![\w])")),
 )
@@ -57,6 +59,8 @@ def change(said: str, content: str, about: str = "") -> tuple[str, str, str, str
         if len(set(new)) != 1:
             return None  # "from 10 June to 14 June": which one is new is not for a rule to guess
         there = [m for m in pattern.finditer(content) if _plausible(_kind, m.group(0))]
+        if _kind == "measure":  # 200ml replaces 300ml, not 200g
+            there = [m for m in there if _unit(m.group(0)) == _unit(new[0])]
         olds = [m for m in there if m.group(0) != new[0]]
         if len(olds) > 1 or (olds and len(olds) < len(there)):
             olds = _on_lines_about(olds, content, f"{said} {about}", new[0])
@@ -70,6 +74,10 @@ def change(said: str, content: str, about: str = "") -> tuple[str, str, str, str
         at, value = old.start() - start, _with_case(old.group(0), new[0])
         return line, line[:at] + value + line[at + len(old.group(0)) :], old.group(0), value
     return None
+
+
+def _unit(measure: str) -> str:
+    return re.sub(r"[\d\s.,]+", "", measure).lower()
 
 
 def _plausible(kind: str, value: str) -> bool:

@@ -25,7 +25,7 @@ from pathlib import Path
 from planner import params as P
 from planner.edits import paths_named, read
 from planner.plan import Plan, of_steps
-from planner.text import fold, language, stems, words
+from planner.text import fold, language, words
 
 MAX_ROWS = 500
 
@@ -177,14 +177,29 @@ def _numbers(table: Table, asked: str) -> list[int] | None:
 
 
 def _said(phrase: str, asked: str) -> bool:
-    """The question says the cell or the header: as written, or a single word by its stem."""
+    """The question says the cell or the header: as written, or a single word in the singular or
+    the plural ("grocery" and "groceries", «spesa» and «spese», not «speso»)."""
     if re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", asked):
         return True
     phrase_words = words(phrase)
     if len(phrase_words) != 1 or len(phrase_words[0]) < 3:
         return False
-    wanted = set(stems(phrase_words[0]))
-    return any(wanted & set(stems(w)) for w in words(asked))
+    return bool(_forms(phrase_words[0]) & set(words(asked)))
+
+
+def _forms(word: str) -> set[str]:
+    """A word and its other number: English -s, -es, -y/-ies; Italian -a/-e, -o/-i, -e/-i."""
+    forms = {word, word + "s", word + "es"}
+    if word.endswith("y"):
+        forms.add(word[:-1] + "ies")
+    if word.endswith("ies"):
+        forms.add(word[:-3] + "y")
+    if word.endswith(("s", "es")):
+        forms |= {word[:-1], word[:-2]}
+    for one, other in (("a", "e"), ("e", "a"), ("o", "i"), ("i", "o"), ("e", "i"), ("i", "e")):
+        if word.endswith(one):
+            forms.add(word[:-1] + other)
+    return forms
 
 
 def _term(columns: list[int], row: list[str]) -> str:

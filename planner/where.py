@@ -11,7 +11,11 @@ from planner import params as P
 from planner.text import fold
 
 # The words a follow-up may start with: "and …", "now …", «e poi …», «allora, …».
-LEAD = r"^(?:(?:and|now|ok|okay|then|so|please|e|ora|adesso|poi|allora|quindi|per favore)[,]?\s+)*"
+LEAD = (
+    # a word said first, then the request: "bella! salvala in …", "perfetta, salvala", "great, copy it"
+    r"^(?:[a-z']+(?: [a-z']+)?\s*[!,.]+\s+)?"
+    r"(?:(?:and|now|ok|okay|then|so|please|e|ora|adesso|poi|allora|quindi|per favore)[,]?\s+)*"
+)
 _THERE = re.compile(
     LEAD + r"(?P<verb>open|read|show(?: me)?|delete|remove|apri|aprimi|leggi|leggimi|mostra|mostrami|cancella|"
     r"elimina|rimuovi)\s+(?:the\s+|il\s+|la\s+|lo\s+|l')?(?:file\s+)?(?P<name>[\w-]+\.\w+)\s+"

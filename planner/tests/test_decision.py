@@ -119,6 +119,8 @@ def test_conversation_goes_direct(text):
         ("are there any markdown files under docs/?", "find_files"),
         ("cerca nei miei appunti dove compare la parola budget", "grep_files"),
         ("cercami i file che hanno 'bozza' nel nome", "find_files"),
+        # the colon is inside the line added, not before text to work on
+        ("aggiungi luglio: 51 in casa/bollette.txt", "write_files"),
     ],
 )
 def test_an_action_on_a_named_object_goes_to_the_tools_and_names_the_first(text, tool):

@@ -36,6 +36,11 @@ def files(workspace):
         "contatti.txt": CONTACTS,
         "listino.txt": PRICES,
         "agenda.txt": AGENDA,
+        "shopping.txt": "milk\neggs\nbread\n",
+        "libri.txt": "- Il nome della rosa\n- Il barone rampante\n",
+        "recipes/pancakes.md": "# Pancakes\n- 200g flour\n- 300ml milk\n",
+        "standup.md": "# Standup\n- Ana: api\n",
+        "mail.txt": "Gentile capo,\nvorrei un giorno di ferie venerdì.\n",
     }.items():
         (workspace / path).parent.mkdir(parents=True, exist_ok=True)
         (workspace / path).write_text(content)
@@ -90,6 +95,17 @@ def _edit(text, workspace):
             "Giulia Neri - 347 7654321",
             "Giulia Neri - 348 9990001",
         ),
+        # a list of plain lines is a list; a title keeps its article; a measure keeps its unit
+        ("remove eggs from shopping.txt, I already bought them", "eggs\n", ""),
+        ("add butter to shopping.txt too", "bread", "bread\nbutter"),
+        (
+            "aggiungi Le città invisibili in fondo a libri.txt",
+            "- Il barone rampante",
+            "- Il barone rampante\n- Le città invisibili",
+        ),
+        ("I only have 200ml of milk, change the milk in recipes/pancakes.md to 200ml", "- 300ml milk", "- 200ml milk"),
+        # "X, not Y": Y stands once in the file
+        ("ah no, il giorno è lunedì, non venerdì: correggilo in mail.txt", "venerdì", "lunedì"),
     ],
 )
 def test_an_edit_spelled_out_in_words_is_resolved_against_the_file(files, text, old, new):
@@ -204,3 +220,18 @@ def test_a_file_outside_the_workspace_is_never_read(files, tmp_path):
     (files / "link.ini").symlink_to(tmp_path / "outside.ini")
     assert _edit("set port to 9090 in link.ini", files) is None
     assert edits.read(files, "../outside.ini") is None and edits.read(files, "app/config.ini") == INI
+
+
+def test_a_line_after_a_colon_is_appended_with_the_lists_bullet(files):
+    found = edits.plan_for("Add a line to today's standup (standup.md): Carla is out sick", tools={"write_files"},
+                           workspace=files)  # fmt: skip
+    assert found.steps[0].args == {"path": "standup.md", "content": "- Carla is out sick", "append": True}
+
+
+def test_a_correction_needs_a_word_asking_for_it(files):
+    assert _edit("the day is lunedì, not venerdì in mail.txt", files) is None
+    assert _edit("scusa, è lunedì non venerdì in mail.txt", files) == {
+        "path": "mail.txt",
+        "old": "venerdì",
+        "new": "lunedì",
+    }

@@ -228,3 +228,9 @@ def test_the_same_plan_in_a_sibling_folder_with_new_text(workspace):
     found = followup.resolve('fai lo stesso in storia, però con "capitolo 3"', previous, workspace)
     assert found.plan.steps[0].args == {"path": "scuola/storia/compiti.txt", "content": "capitolo 3"}
     assert followup.resolve("fai lo stesso in geografia", previous, workspace) is None  # no such folder
+
+
+@pytest.mark.parametrize("said", ["bella! salvala in b.txt", "perfetta, salvala in b.txt", "great, save it to b.txt"])
+def test_a_word_said_first_does_not_hide_the_follow_up(said):
+    chat = {"request": "scrivi una poesia", "answer": "foglie al vento", "plan": None, "listing": [], "files": []}
+    assert followup.resolve(said, chat).plan.steps[0].args == {"path": "b.txt", "content": "foglie al vento"}

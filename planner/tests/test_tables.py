@@ -46,6 +46,8 @@ def _computed(text, workspace):
         ("What's the total value of the stock in shop/stock.csv, qty times price?", "sum([40*2.50, 120*0.80, 6*7.90])"),
         ("quanti hanno risposto in tutto secondo sondaggio.txt?", "sum([84, 42, 14])"),
         ("what's the class average in math in class/grades.md?", "mean([8, 6])"),
+        # a cell in the singular or the plural, not a word that only shares its stem
+        ("how much for grocery in budget/may.csv?", "sum([54.20, 38.75, 61.05])"),
     ],
 )
 def test_a_total_over_a_files_numbers_is_computed(files, text, expression):
