@@ -21,8 +21,20 @@ _WEEKDAYS_IT = {"Monday": "lunedì", "Tuesday": "martedì", "Wednesday": "mercol
 MAX_LISTED = 50
 
 
+# "how many items are on the list?", «quante voci ci sono?»: the list's items, counted.
+ITEM_COUNT = re.compile(
+    r"\b(how many (?:items|entries|things|books|tasks)|number of (?:items|entries)|count the items|"
+    r"quant[ie] (?:voci|elementi|cose|libri|compiti|articoli)|numero di (?:voci|elementi))\b",
+    re.IGNORECASE,
+)
+
+
 def asks_line_count(request: str) -> bool:
     return bool(LINE_COUNT.search(request))
+
+
+def asks_count(request: str) -> bool:
+    return bool(LINE_COUNT.search(request) or ITEM_COUNT.search(request))
 
 
 def of_result(tool: str, result: dict, request: str = "") -> str:
@@ -31,6 +43,23 @@ def of_result(tool: str, result: dict, request: str = "") -> str:
     say = _SAY.get(tool)
     text = say(result, it, request) if say else None
     return text if text is not None else _generic(tool, result, it)
+
+
+def _item_count(result: dict, it: bool) -> str:
+    """A list's items: its bulleted lines, or else its lines that are not headings."""
+    parts = []
+    for entry in result.get("entries", []):
+        lines = [line for line in str(entry.get("content", "")).splitlines() if line.strip()]
+        bulleted = [line for line in lines if _LISTED.match(line)]
+        n = len(bulleted) or len([line for line in lines if not line.lstrip().startswith("#")])
+        if it:
+            parts.append(f"{entry['path']}: {n} {'voce' if n == 1 else 'voci'}.")
+        else:
+            parts.append(f"{entry['path']}: {n} {'item' if n == 1 else 'items'}.")
+    return "\n".join(parts)
+
+
+_LISTED = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\S")
 
 
 def line_count(result: dict, it: bool) -> str:
@@ -47,6 +76,8 @@ def line_count(result: dict, it: bool) -> str:
 def _read(result: dict, it: bool, request: str) -> str:
     if asks_line_count(request):
         return line_count(result, it)
+    if ITEM_COUNT.search(request):
+        return _item_count(result, it)
     entries = result.get("entries", [])
     if len(entries) == 1:
         content = entries[0].get("content", "")

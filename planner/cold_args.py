@@ -160,6 +160,9 @@ def _nested(req: Request, name: str) -> Option:
     return Option([f"{word}/{name}"], fresh | {use}) if use else Option([name], fresh)
 
 
+_SUBFOLDERS = re.compile(r"\b(?:sottocartelle|subfolders|sub-folders|subdirectories)\b")
+
+
 def _new_folders(req: Request) -> Option | None:
     """The folders to make: paths ending in "/", the name after "folder"/«cartella» (inside the
     folder named after it), or the names listed after "folders"/«cartelle» ("create two folders:
@@ -176,6 +179,11 @@ def _new_folders(req: Request) -> Option | None:
         ):
             options.append(Option([value.text], frozenset({value.name})))
     listed = [n for n in object_kinds.listed_folders(req.folded) if n in req.fresh]
+    parent = [p for p in req.of("path") if p.text not in listed]
+    if len(listed) > 1 and _SUBFOLDERS.search(req.folded) and len(parent) == 1:
+        # «una cartella progetti/sito-web con dentro tre sottocartelle: css, js e img»: inside it
+        uses = {f"fresh:{n}" for n in listed} | {parent[0].name}
+        return Option([f"{parent[0].text.rstrip('/')}/{n}" for n in listed], frozenset(uses))
     if len(listed) > 1:  # one option, for the whole list
         options = [o for o in options if not set(o.value) <= set(listed)]
         uses = {f"fresh:{n}" for n in listed} | {v.name for v in req.values if v.text in listed}

@@ -26,7 +26,7 @@ _KNOWN_WORDS = (
     + " everything recursively recursive content tutto contenuto ricorsivamente suo sua"
     + " under inside within sotto dentro called named chiamata chiamato nome"
     + " fammi vedere mostrami cosa c'e inside contents"
-    + " two three four five due tre quattro cinque folders directories cartelle"
+    + " two three four five due tre quattro cinque folders directories cartelle sottocartelle subfolders"
     + " name names nomi scritto scritta also too anche ancora still word parola left rimasti rimaste"
     + " comment comments commento commenti title titolo heading intestazione"
 )  # fmt: skip

@@ -39,7 +39,12 @@ def plan_for(text: str, *, tools: set[str], workspace: Path | None) -> Plan | No
     paths = [v.text for v in values if v.type == "path"]
     if len(paths) != 2 or any(v.type in ("glob", "url", "quoted") for v in values):
         return None
-    source, destination = paths
+    return of_file(paths[0], paths[1], text, workspace)
+
+
+def of_file(source: str, destination: str, text: str, workspace: Path) -> Plan | None:
+    """The copy of `source` (or of the lines `text` asks for) at `destination`, or None."""
+    folded = fold(text)
     content = read(workspace, source)
     if content is None or len(content) > MAX_COPY:
         return None

@@ -76,7 +76,8 @@ _GREP = whole(
 _FIRST_FILE_TOOL = (
     ("make_dirs", whole(r"mkdir|(?:create|make) (?:a |the |new |a new |two |three |some )?(?:folder|directory|dir)s?|"
                        r"(?:create|make) (?:the |two |three |some )?directories|new folder|"
-                       r"crea (?:una |la |le |delle |due |tre )?(?:nuov[ae] )?cartell[ae]|nuova cartella")),
+                       r"(?:crea|crei|creami|fai|fammi) (?:una |la |le |delle |due |tre )?(?:nuov[ae] )?cartell[ae]|"
+                       r"nuova cartella")),
     ("edit_file", whole(r"replace|change|edit|fix|correct|modify|update|sostituisci|cambia|modifica|correggi|aggiorna|"
                        r"(?:delete|remove|cancella|elimina|rimuovi) (?:the |la |una |the last |the first |l'ultima )?"
                        r"(?:lines?|words?|righe|riga|parola|parole|typo)")),

@@ -21,6 +21,7 @@ from core.clock import now
 from core.events import bus
 from core.ir import ChatRequest, Message, SystemPrompt, Usage
 from planner import batch, coldpath, copies, edits, facts, followup, llm, lookup, proposer, recovery, tables, terminator
+from planner.candidates import allowed as permitted
 from planner.catalog import Catalog, Executor
 from planner.execution import Execution, StepRecord, execute
 from planner.executors.base import ExecContext
@@ -127,7 +128,10 @@ def run(
             return waiting("needs_inputs", end.message, "terminator")
         return outcome("answer", end.message, "terminator")
 
-    cold = _cold_plan(inp, allowed, decision)
+    cold = _cold_plan(inp, allowed, decision, permitted(inp, list(catalog.executors.values())))
+    if cold is not None:  # a tool the ranking left out but the turn may use: "how much … in budget.csv" computes
+        named = {c.name for c in allowed}
+        allowed += [catalog.executors[t] for t in dict.fromkeys(s.tool for s in cold.steps) if t not in named]
     for attempt in range(2):  # the first proposal and at most one re-proposal
         if attempt == 0 and cold is not None:
             plan, record = cold, {"raw": "", "problems_in": [], "cold_path": True}
@@ -208,12 +212,16 @@ def run(
     return dead_end(validation_cause, problems[0] if problems else "no plan")
 
 
-def _cold_plan(inp: TurnInput, allowed: list[Executor], decision: RouteDecision) -> Plan | None:
-    """The plan a request gets with no model call: one that types its tool's every argument, a fact
-    to remember, an edit it spells out in words, a copy of a file, an action on every file of a kind; with a local
-    model, a total over one file's numbers is computed (planner.tables) and a question about one
-    file is answered with the file (planner.lookup)."""
-    tools, at = {c.name for c in allowed}, inp.workspace_path
+def _cold_plan(
+    inp: TurnInput, allowed: list[Executor], decision: RouteDecision, everything: list[Executor]
+) -> Plan | None:
+    """The plan a request gets with no model call: one that types its tool's every argument (among
+    the ranked candidates), a fact to remember, an edit it spells out in words, a copy of a file,
+    an action on every file of a kind; with a local model, a total over one file's numbers is
+    computed (planner.tables) and a question about one file is answered with the file
+    (planner.lookup). Those after the first may use any tool this turn permits (`everything`):
+    each is its own evidence."""
+    tools, at = {c.name for c in everything}, inp.workspace_path
     return (
         coldpath.plan_for(inp.text, candidates=allowed, workspace=at)
         or facts.plan_for(inp.text, tools=tools)

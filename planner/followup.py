@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from planner import answers, edits, object_kinds, rebind, spelled, tables, where
+from planner import answers, copies, edits, object_kinds, rebind, spelled, tables, where
 from planner import params as P
 from planner.plan import Plan, PlanError, of_steps, parse
 from planner.text import fold, whole
@@ -192,8 +192,10 @@ def _ordinal(text: str, folded: str, previous: dict, workspace) -> Resolved | No
 
 # "rename it to launch.md", «rinominalo in lancio.md», "move it to archive/".
 _MOVE_IT = re.compile(
-    _LEAD + r"(?:(?P<verb>rename|move)\s+(?:it|that|that file|the file)|(?P<clitic>rinomina|sposta)(?:lo|la))\s+"
-    r"(?:to|into|as|in|a|nella|nel|come|dentro|inside|under|sotto)\s+(?P<to>\S+?)\s*[.!?]*"
+    _LEAD
+    + r"(?:(?P<verb>rename|move|copy)\s+(?:it|that|that file|the file)|(?P<clitic>rinomina|sposta|copia)(?:lo|la))\s+"
+    r"(?:to|into|as|in|a|nella|nel|come|dentro|inside|under|sotto)\s+(?P<to>\S+?)"
+    r"(?:\s+(?:as well|too|also|anche|please|per favore))?\s*[.!?]*"
     # an aside on the folder: «…, la cartella non c'è ancora quindi creala tu»
     r"(?:[,;]\s*(?:the folder|that folder|la cartella|quella cartella|it)\b[^,;]*"
     r"(?:non c'e|non esiste|doesn't exist|does not exist|isn't there|is not there|creal[ao]|create it|make it)"
@@ -215,7 +217,12 @@ def _pronoun(text: str, folded: str, previous: dict, workspace) -> Resolved | No
         return None  # several candidates, or none: not for sure
     if moved is not None:
         to = next((v.text for v in P.extract(text, workspace).values if fold(v.text) == moved.group("to")), None)
-        renamed = (moved.group("verb") or moved.group("clitic")) in ("rename", "rinomina")
+        verb = moved.group("verb") or moved.group("clitic")
+        if to and verb in ("copy", "copia") and len(named) == 1:  # "great, copy it into work/archive/ as well"
+            plan = copies.of_file(named[0], to, text, workspace) if workspace is not None else None
+            evidence = f"the last file named: {named[0]}"
+            return Resolved("pronoun", plan, f"copy {named[0]} to {to}", evidence) if plan else None
+        renamed = verb in ("rename", "rinomina")
         if to and "/" not in to and "/" in named[0] and renamed:
             to = f"{named[0].rsplit('/', 1)[0]}/{to}"  # a new name, in the same folder
         elif to and not renamed and "." not in to.rsplit("/", 1)[-1] and not _exists(workspace, to):
@@ -339,7 +346,12 @@ def _lines(text: str, folded: str, previous: dict, workspace) -> Resolved | None
     """The one file the previous plan named (read, written), read from its start or its end."""
     match = _LINES.match(folded)
     paths = previous.get("files") or []
-    if match is None or len(paths) != 1 or previous.get("plan_is_last") is False:
+    if len(paths) != 1 or previous.get("plan_is_last") is False:
+        return None
+    if match is None and answers.asks_count(text) and not _typed_file(text, workspace):
+        found = of_steps(("read_files", {"paths": paths}))  # "how many items are on the list now?"
+        return Resolved("same_plan", found, f"{text} ({paths[0]})", f"the file of the last turn: {paths[0]}")
+    if match is None:
         return None
     number = match.group("n") or "1"
     count = int(number) if number.isdigit() else spelled.number(number)
@@ -361,13 +373,9 @@ def _edit_last(text: str, folded: str, previous: dict, workspace) -> Resolved | 
 
 def _table(text: str, folded: str, previous: dict, workspace) -> Resolved | None:
     """ "and on eating out?" after "how much did I spend on groceries? … budget.csv" (planner.tables)."""
-    tools = [step.get("tool") for step in (previous.get("plan") or {}).get("steps", [])]
-    files = previous.get("files") or []
-    if tools != ["read_files", "compute"] or len(files) != 1 or previous.get("plan_is_last") is False:
-        return None
-    plan = tables.again(text, previous.get("request") or "", files[0], workspace)
-    evidence = f"the table of the last turn: {files[0]}"
-    return Resolved("same_plan", plan, f"{text} ({files[0]})", evidence) if plan else None
+    if found := tables.after(text, previous, workspace):
+        return Resolved("same_plan", found[0], f"{text} ({found[1]})", f"the table of the last turn: {found[1]}")
+    return None
 
 
 def _exists(workspace, path: str) -> bool:

@@ -30,6 +30,19 @@ from planner.text import fold, language, words
 MAX_ROWS = 500
 
 _SHARE = re.compile(r"\b(?:percent|percentage|per cent|percentuale|per cento|what share|che quota|che parte)\b|%")
+# Which row has the most or the least: "which month was the most expensive?", «il più caro».
+_MOST = re.compile(
+    r"\b(?:most|highest|biggest|largest|maximum|max|piu caro|piu cara|piu alto|piu alta|piu grande|maggiore|"
+    r"massimo|massima|di piu)\b"
+)
+_LEAST = re.compile(
+    r"\b(?:least|lowest|smallest|cheapest|minimum|min|piu economico|piu economica|piu basso|piu bassa|"
+    r"piu piccolo|piu piccola|minore|minimo|minima|di meno)\b"
+)
+_WHICH = re.compile(r"\b(?:which|what|who|quale|quali|chi|che)\b")
+# A count of things held, for the column of quantities: «quanti pezzi ho in totale?».
+_HOW_MANY = re.compile(r"\b(?:how many|quanti|quante|pieces|pezzi|units|unita)\b")
+_QUANTITY = re.compile(r"^(?:qty|quantity|quantities|quantita|q\.?ta|pezzi|pieces|count|stock|giacenza|units|unita|n)$")
 _MEAN = re.compile(r"\b(?:average|avg|mean|media|in media|medio|mediamente)\b")
 _TOTAL = re.compile(
     r"\b(?:total|totale|sum|somma|in tutto|in totale|how much|quanto|quanta|spent|spend|speso|spendo|pagato|paid|"
@@ -67,8 +80,7 @@ def plan_for(text: str, *, tools: set[str], workspace: Path | None) -> Plan | No
     if workspace is None or not {"read_files", "compute"} <= tools:
         return None
     folded = fold(text)
-    asks = _MEAN.search(folded) or _TOTAL.search(folded) or _SHARE.search(folded)
-    if _CHANGE.search(folded) or _COUNTED.search(folded) or not asks:
+    if not asks(folded):
         return None
     paths = paths_named(P.extract(text, workspace).values)
     if len(paths) != 1:
@@ -77,13 +89,36 @@ def plan_for(text: str, *, tools: set[str], workspace: Path | None) -> Plan | No
     return _computed(asked, asked, paths[0].text, workspace, text)
 
 
+def after(text: str, previous: dict, workspace: Path | None) -> tuple[Plan, str] | None:
+    """The follow-up on the one file the last turn was about (planner.followup): (plan, path)."""
+    tools = [step.get("tool") for step in (previous.get("plan") or {}).get("steps", [])]
+    files, folded = previous.get("files") or [], fold(text)
+    if len(files) != 1 or previous.get("plan_is_last") is False:
+        return None
+    if tools != ["read_files", "compute"]:  # after another turn on the file: a question of its own, with no numbers
+        named = workspace is not None and any(v.type == "path" for v in P.extract(text, workspace).values)
+        if not asks(folded) or named or re.search(r"\d", folded):
+            return None
+    plan = again(text, previous.get("request") or "", files[0], workspace)
+    return (plan, files[0]) if plan else None
+
+
+def asks(folded: str) -> bool:
+    """A question for a number of a table: a total, an average, a share, the most or the least."""
+    extreme = (_MOST.search(folded) or _LEAST.search(folded)) and _WHICH.search(folded)
+    wanted = _MEAN.search(folded) or _TOTAL.search(folded) or _SHARE.search(folded) or extreme
+    return bool(wanted) and not _CHANGE.search(folded) and not _COUNTED.search(folded)
+
+
 def again(text: str, previous_request: str, path: str, workspace: Path | None) -> Plan | None:
-    """ "and on eating out?", «e Luca quanto ha pagato?» after a question on `path`: the same
-    question of the rows this message names."""
+    """After a turn on `path`: "and on eating out?", «e Luca quanto ha pagato?» (the last question,
+    of the rows this message names), or a question of its own about it ("which month was the most
+    expensive?", «qual è il totale adesso?»)."""
     folded = fold(text)
     if workspace is None or _CHANGE.search(folded) or _COUNTED.search(folded) or len(folded.split()) > 10:
         return None
-    return _computed(fold(previous_request) + " " + folded, folded, path, workspace, text, rows_required=True)
+    found = _computed(fold(previous_request) + " " + folded, folded, path, workspace, text, rows_required=True)
+    return found or (_computed(folded, folded, path, workspace, text) if asks(folded) else None)
 
 
 def _computed(
@@ -101,6 +136,9 @@ def _computed(
         return None
     terms = [_term(numbers, row) for row in rows]
     mean = bool(_MEAN.search(asked))
+    extreme = "max" if _MOST.search(rows_from) else "min" if _LEAST.search(rows_from) else ""
+    if extreme and _WHICH.search(rows_from) and len(numbers) == 1:
+        return _extreme(table, rows, numbers[0], extreme, path, request)
     if _SHARE.search(rows_from if rows_required else asked):  # «che percentuale sono i sì?»: of the whole
         if not named:
             return None
@@ -118,6 +156,19 @@ def _computed(
     else:
         lead = ("Average" if mean else "Total") + (f" of {what}" if what else "")
         final = f"{lead}{which}, over {len(rows)} rows of {path}: ${{step2.value}}"
+    return of_steps(("read_files", {"paths": [path]}), ("compute", {"expression": expression}), final=final)
+
+
+def _extreme(table: Table, rows: list[list[str]], column: int, which: str, path: str, request: str) -> Plan | None:
+    """The row with the most or the least: its label (the first text column), and the number."""
+    labels = [i for i in range(len(table.header)) if i not in table.numeric()]
+    if not labels or not rows:
+        return None
+    values = [float(_plain(row[column])) for row in rows]
+    best = max(values) if which == "max" else min(values)
+    named = ", ".join(row[labels[0]] for row, value in zip(rows, values, strict=True) if value == best)
+    expression = f"{which}([{', '.join(_plain(row[column]) for row in rows)}])"
+    final = f"{named}: ${{step2.value}} ({path})"
     return of_steps(("read_files", {"paths": [path]}), ("compute", {"expression": expression}), final=final)
 
 
@@ -173,6 +224,9 @@ def _numbers(table: Table, asked: str) -> list[int] | None:
         return named
     if len(named) == 1:
         return named
+    if len(numeric) > 1 and _HOW_MANY.search(asked):  # «quanti pezzi ho?»: the column of quantities
+        counted = [i for i in numeric if _QUANTITY.match(fold(table.header[i]))]
+        return counted if len(counted) == 1 else None
     return numeric if len(numeric) == 1 else None
 
 

@@ -5,6 +5,7 @@ returns what it found, never a guess: a name that is in no such folder, or in tw
 
 from __future__ import annotations
 
+import os
 import re
 
 from planner import params as P
@@ -62,12 +63,26 @@ def into_folder(text: str, folded: str, previous: dict, workspace) -> tuple[str,
     if not _INTO.match(folded) or workspace is None:
         return None
     folders = [p.rstrip("/") for p in previous.get("files") or [] if (workspace / p).is_dir()]
+    if len(folders) > 1:  # «una cartella sito con dentro css e js»: the folder they are in, named before
+        common = os.path.commonpath(folders)
+        folders = [common] if common and common in (previous.get("request") or "") else folders
     values = P.extract(text).values
     names = [v.text for v in values if v.type == "path" and "/" not in v.text]
     quoted = [v.text for v in values if v.type == "quoted"]
-    if len(folders) != 1 or len(names) != 1 or len(quoted) != 1 or len(values) != 2:
+    typed = len(values)
+    if not quoted and (said := _SAID.search(text)) and typed == 1:
+        quoted, typed = [said.group("text")], 2  # «con scritto solo Ciao mondo»
+    if len(folders) != 1 or len(names) != 1 or len(quoted) != 1 or typed != 2:
         return None
     return f"{folders[0]}/{names[0]}", quoted[0]
+
+
+# What a new file says, written without quotes, to the end: «con scritto solo Ciao mondo».
+_SAID = re.compile(
+    r"\b(?:con scritto|con dentro|con il testo|che dice|with the text|containing|that says|saying)\s+"
+    r"(?:solo\s+|only\s+|just\s+)?(?P<text>\S.{0,200}?)\s*[.!]*$",
+    re.IGNORECASE,
+)
 
 
 def described(folded: str, previous: dict) -> tuple[str, str] | None:

@@ -256,6 +256,10 @@ def test_comments_searched_for_are_lines_searched(cold):
             [("write_files", {"path": "notes/c.md", "content": "# Stato dell'arte"})],
         ),
         ("create c.md in the notes folder containing 'hi'", [("write_files", {"path": "notes/c.md", "content": "hi"})]),
+        (
+            "mi crei una cartella progetti/sito con dentro tre sottocartelle: css, js e img?",
+            [("make_dirs", {"paths": ["progetti/sito/css", "progetti/sito/js", "progetti/sito/img"]})],
+        ),
     ],
 )
 def test_lines_with_a_word_are_a_search_and_a_new_file_goes_in_the_folder_named(cold, text, steps):

@@ -234,3 +234,12 @@ def test_the_same_plan_in_a_sibling_folder_with_new_text(workspace):
 def test_a_word_said_first_does_not_hide_the_follow_up(said):
     chat = {"request": "scrivi una poesia", "answer": "foglie al vento", "plan": None, "listing": [], "files": []}
     assert followup.resolve(said, chat).plan.steps[0].args == {"path": "b.txt", "content": "foglie al vento"}
+
+
+def test_a_new_file_in_the_folder_the_subfolders_were_made_in(workspace):
+    for name in ("css", "js"):
+        (workspace / "sito" / name).mkdir(parents=True)
+    request = "mi crei una cartella sito con dentro due sottocartelle: css e js?"
+    previous = ran(request, [("make_dirs", {"paths": ["sito/css", "sito/js"]})])
+    found = followup.resolve("mettici anche un index.html con scritto solo Ciao mondo", previous, workspace)
+    assert found.plan.steps[0].args == {"path": "sito/index.html", "content": "Ciao mondo"}

@@ -27,6 +27,8 @@ def files(workspace):
         "class/grades.md": GRADES,
         "poesia.txt": POEM,
         "notes/list.txt": "milk\neggs\n",
+        "casa/bollette.txt": "gennaio: 85\nfebbraio: 92\nmarzo: 78\n",
+        "magazzino/inventario.csv": "prodotto,quantita,prezzo\nviti,120,0.05\nbulloni,80,0.10\n",
     }.items():
         (workspace / path).parent.mkdir(parents=True, exist_ok=True)
         (workspace / path).write_text(content)
@@ -48,6 +50,9 @@ def _computed(text, workspace):
         ("what's the class average in math in class/grades.md?", "mean([8, 6])"),
         # a cell in the singular or the plural, not a word that only shares its stem
         ("how much for grocery in budget/may.csv?", "sum([54.20, 38.75, 61.05])"),
+        # how many pieces: the column of quantities, of two
+        ("quanti pezzi ho in totale in magazzino/inventario.csv?", "sum([120, 80])"),
+        ("quale mese è stato il più caro in casa/bollette.txt?", "max([85, 92, 78])"),
     ],
 )
 def test_a_total_over_a_files_numbers_is_computed(files, text, expression):
@@ -130,3 +135,21 @@ def test_an_answer_written_as_a_checklist_keeps_where_each_match_is(files):
     }
     listed = followup.resolve("salvali in spesa.md come elenco puntato", {"answer": "1. milk\n2. eggs"}, files)
     assert listed.plan.steps[0].args["content"] == "- milk\n- eggs\n"
+
+
+def test_a_question_of_its_own_about_the_last_file_and_the_row_with_the_most(files):
+    edited = {"request": "aggiungi aprile: 64 in casa/bollette.txt", "files": ["casa/bollette.txt"],
+              "plan": {"steps": [{"tool": "edit_file", "args": {}}]}}  # fmt: skip
+    total = followup.resolve("qual è il totale delle bollette adesso?", edited, files)
+    assert total.plan.steps[1].args["expression"] == "sum([85, 92, 78])"
+    most = followup.resolve("quale mese è stato il più caro?", edited, files)
+    assert most.plan.final_message == "febbraio: ${step2.value} (casa/bollette.txt)"
+    assert followup.resolve("how much is 5 + 3?", edited, files) is None  # numbers of its own: not the table
+
+
+def test_a_follow_up_copies_and_counts_the_last_file(files):
+    previous = {"request": "read poesia.txt", "files": ["poesia.txt"], "plan": None}
+    copied = followup.resolve("great, copy it into archive/ as well", previous, files)
+    assert copied.plan.steps[0].args == {"path": "archive/poesia.txt", "content": POEM}
+    counted = followup.resolve("how many items are on the list now?", {**previous, "files": ["notes/list.txt"]}, files)
+    assert counted.plan.steps[0].args == {"paths": ["notes/list.txt"]}
