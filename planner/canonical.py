@@ -153,7 +153,7 @@ def _data() -> _Data:
     same = spec["same_words"]
 
     def words(phrase) -> tuple[str, ...]:  # as the request's words are: «nella» is «in»
-        return tuple(same.get(t, t) for t in lexicon.tokens(str(phrase)))
+        return tuple(w for t in lexicon.tokens(str(phrase)) if (w := same.get(t, t)))
 
     table: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
     for label, phrases in spec["modifiers"].items():
@@ -198,7 +198,7 @@ def _raw(extraction: P.Extraction) -> list[str]:
     values = iter(extraction.values)
     for index, part in enumerate(_SLOT.split(extraction.masked)):
         if index % 2 == 0:
-            out += [_data().same.get(t, t) for t in lexicon.tokens(part)]
+            out += [w for t in lexicon.tokens(part) if (w := _data().same.get(t, t))]
         else:
             out.append(_slot(next(values)))
     return out

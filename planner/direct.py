@@ -7,7 +7,8 @@ never words the assistant said, and the history is fitted to the model's window.
 model sees no note at all: it copies whatever it finds in the history ("0 result(s):", "I could
 not do this: …", even the note's own form) as a template for its answer, so it gets only the last
 few exchanges of plain conversation, with a prompt and sampling of its own
-(METNOS_LOCAL_SYSTEM_PROMPT, LOCAL_SAMPLING). bench/direct_style.py measures the difference."""
+(METNOS_LOCAL_SYSTEM_PROMPT, LOCAL_SAMPLING). bench/direct_style.py measures the difference. A
+question one line of the memory notes answers is answered with that line (planner.recall)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from dataclasses import replace
 from django.conf import settings
 
 from core.ir import ChatRequest, Message
-from planner import conversation, llm
+from planner import conversation, llm, recall
 from planner.turn import Sink, TurnInput, TurnOutcome
 from routing.chain import RouteDecision
 from routing.registry import ModelConfig
@@ -92,6 +93,11 @@ def history_for(history: tuple[Message, ...], *, local: bool, text: str = "") ->
 
 
 def answer(inp: TurnInput, decision: RouteDecision, sink: Sink, ids: dict) -> TurnOutcome:
+    if decision.model.is_local and (noted := recall.answer(inp.text, inp.memory_text)):
+        # "when's my sister's birthday again?": the note answers; the small model would not
+        outcome = TurnOutcome(final_kind="answer", text=noted, layer="direct", route=decision.to_dict())
+        outcome.trace["recall"] = "a line of the memory notes"
+        return outcome
     request = request_for(inp, decision.model)
     result = llm.call(
         request, decision.model, role=inp.role, ids=ids, user_id=inp.user_id, on_delta=sink.on_delta,

@@ -56,8 +56,9 @@ _COUNTED = re.compile(
 _TIMES = re.compile(r"\s(?:times|x|\*|\u00d7|per|moltiplicato per|by)\s")
 # A change, or more than a question: not for this.
 _CHANGE = re.compile(
-    r"\b(?:write|save|update|change|add|remove|delete|move|set|create|scrivi|salva|aggiorna|cambia|aggiungi|"
-    r"togli|rimuovi|cancella|elimina|sposta|metti|crea|summary|riassunto|riassumi|summari[sz]e)\b"
+    r"\b(?:write|save|update|change|add|remove|delete|move|set|create|summary|summari[sz]e|copy|"
+    r"scriv\w*|salv\w*|aggiorn\w*|cambi\w*|aggiung\w*|togli\w*|rimuov\w*|cancell\w*|elimin\w*|spost\w*|"
+    r"mett\w*|crea|creami|riassunto|riassumi\w*|copia\w*)\b"
 )
 _NUMBER = re.compile(r"^\s*[-+]?[€$£]?\s*\d+(?:[.,]\d+)?\s*[€$£%]?\s*$")
 # "sì: 84", "- rent = 700 €": a label and its number.
@@ -95,10 +96,10 @@ def after(text: str, previous: dict, workspace: Path | None) -> tuple[Plan, str]
     files, folded = previous.get("files") or [], fold(text)
     if len(files) != 1 or previous.get("plan_is_last") is False:
         return None
-    if tools != ["read_files", "compute"]:  # after another turn on the file: a question of its own, with no numbers
-        named = workspace is not None and any(v.type == "path" for v in P.extract(text, workspace).values)
-        if not asks(folded) or named or re.search(r"\d", folded):
-            return None
+    if workspace is not None and any(v.type == "path" for v in P.extract(text, workspace).values):
+        return None  # a file of its own: not this follow-up
+    if tools != ["read_files", "compute"] and (not asks(folded) or re.search(r"\d", folded)):
+        return None  # after another turn on the file: a question of its own, with no numbers
     plan = again(text, previous.get("request") or "", files[0], workspace)
     return (plan, files[0]) if plan else None
 

@@ -135,3 +135,15 @@ def test_a_local_model_answering_a_message_that_stands_alone_sees_no_history():
         assert direct.history_for(history, local=True, text=text) == history, text
     for text in ("Write a haiku about the sea.", "Qual è la capitale della Francia?", "Explain what a CSV file is."):
         assert not direct.refers_back(text), text
+
+
+def test_a_question_one_memory_note_answers_is_answered_with_it():
+    from planner import recall
+
+    notes = "# Memory\n## MEMORY.md\n- my sister's birthday is on March 14\n- the wifi password is in the drawer\n"
+    assert recall.answer("when's my sister's birthday again?", notes) == (
+        "From your memory notes: my sister's birthday is on March 14"
+    )
+    assert recall.answer("what is the capital of France?", notes) is None  # no note holds its words
+    assert recall.answer("my sister's birthday is soon", notes) is None  # not a question
+    assert recall.answer("when is it?", notes) is None
