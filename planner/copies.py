@@ -13,9 +13,9 @@ from pathlib import Path
 
 from planner import params as P
 from planner import spelled
-from planner.edits import read
 from planner.plan import Plan, of_steps
 from planner.text import fold, language
+from planner.workspace import read
 
 MAX_COPY = 64_000
 

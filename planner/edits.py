@@ -19,12 +19,11 @@ import re
 from pathlib import Path
 
 from planner import params as P
-from planner import retype
+from planner import retype, stock
 from planner.plan import Plan, of_steps
 from planner.text import STOPWORDS, fold, language, stems, words
-from planner.workspace import OutsideWorkspace, resolve
+from planner.workspace import read
 
-MAX_BYTES = 256_000
 _HERE = "\u00a7"  # where the request named the file
 _WHERE = "<path>"  # where the answer names the file edited
 
@@ -108,29 +107,11 @@ Change = tuple[str, str, tuple[str, str] | None]
 def change_in(said: str, content: str, about: str = "") -> Change | None:
     """The one edit `said` spells out in `content`; `about`: the request the last turn answered,
     where "it" in "change it to 9090" gets its key."""
-    for form in (_set_key, _replace, _instead, _key_named, _retyped, _add_items, _remove_item):
+    for form in (_set_key, _replace, _instead, _counted, _key_named, _retyped, _add_items, _remove_item):
         found = form(said, content, about)
         if found is not None:
             return found
     return None
-
-
-def paths_named(values) -> list:
-    """The path values of a request, less a word that is only another one's folder: «chi è entrato
-    nel team? guarda team/organico.md», "the class average in class/grades.md"."""
-    paths = [v for v in values if v.type == "path"]
-    return [p for p in paths if not any(o.text.startswith(p.text.rstrip("/") + "/") for o in paths)]
-
-
-def read(workspace: Path, path: str) -> str | None:
-    """The text of a file inside the workspace, or None (absent, outside it, too large, binary)."""
-    try:
-        target = resolve(workspace, path)
-        if not target.is_file() or target.stat().st_size > MAX_BYTES:
-            return None
-        return target.read_text(encoding="utf-8")
-    except (OutsideWorkspace, OSError, UnicodeDecodeError):
-        return None
 
 
 def step(path: str, change: Change, request: str) -> Plan | None:
@@ -213,6 +194,12 @@ _NOT_BUT = re.compile(
 _FIX = re.compile(
     r"\b(?:correggi\w*|correct|fix|cambia\w*|change|wrong|sbagliat\w*|actually|in realta|ah no|oops|scusa|sorry)\b"
 )
+
+
+def _counted(said: str, content: str, about: str) -> Change | None:
+    """ "we just sold 10 pens, update §": a count in a table goes down or up (planner.stock)."""
+    found = stock.change(said.replace(_HERE, " "), content)
+    return (found[0], found[1], tuple(s.replace("<path>", _WHERE) for s in found[2])) if found else None
 
 
 def _retyped(said: str, content: str, about: str) -> Change | None:
@@ -381,6 +368,7 @@ def on_last_file(text: str, previous: dict, workspace: Path | None) -> tuple[str
         _set_key(text, content, about)
         or _replace(text, content, "")
         or _instead(text, content, "")
+        or _counted(text, content, "")
         or _retyped(text, content, about)
     )
     plan = step(named[0], change, text) if change else None

@@ -13,10 +13,10 @@ import re
 from pathlib import Path
 
 from planner import params as P
-from planner.edits import paths_named, read
 from planner.intent import extract
 from planner.plan import Plan, of_steps
 from planner.text import STOPWORDS, fold, words
+from planner.workspace import paths_named, read
 
 SHORT_LINES = 40  # a file this short is shown whole
 MAX_TERMS = 6

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from planner import params as P
-from planner.edits import paths_named, read
 from planner.plan import Plan, of_steps
 from planner.text import fold, language, words
+from planner.workspace import paths_named, read
 
 MAX_ROWS = 500
 
@@ -42,7 +42,7 @@ _LEAST = re.compile(
 _WHICH = re.compile(r"\b(?:which|what|who|quale|quali|chi|che)\b")
 # A count of things held, for the column of quantities: «quanti pezzi ho in totale?».
 _HOW_MANY = re.compile(r"\b(?:how many|quanti|quante|pieces|pezzi|units|unita)\b")
-_QUANTITY = re.compile(r"^(?:qty|quantity|quantities|quantita|q\.?ta|pezzi|pieces|count|stock|giacenza|units|unita|n)$")
+QUANTITY = re.compile(r"^(?:qty|quantity|quantities|quantita|q\.?ta|pezzi|pieces|count|stock|giacenza|units|unita|n)$")
 _MEAN = re.compile(r"\b(?:average|avg|mean|media|in media|medio|mediamente)\b")
 _TOTAL = re.compile(
     r"\b(?:total|totale|sum|somma|in tutto|in totale|how much|quanto|quanta|spent|spend|speso|spendo|pagato|paid|"
@@ -126,10 +126,10 @@ def _computed(
     asked: str, rows_from: str, path: str, workspace: Path, request: str, rows_required: bool = False
 ) -> Plan | None:
     content = read(workspace, path)
-    table = _table(content) if content else None
+    table = parse(content) if content else None
     if table is None:
         return None
-    rows, named = _rows(table, rows_from)
+    rows, named = rows_named(table, rows_from)
     if rows is None or (rows_required and not named):
         return None
     numbers = _numbers(table, asked)
@@ -165,15 +165,16 @@ def _extreme(table: Table, rows: list[list[str]], column: int, which: str, path:
     labels = [i for i in range(len(table.header)) if i not in table.numeric()]
     if not labels or not rows:
         return None
-    values = [float(_plain(row[column])) for row in rows]
+    values = [float(plain(row[column])) for row in rows]
     best = max(values) if which == "max" else min(values)
     named = ", ".join(row[labels[0]] for row, value in zip(rows, values, strict=True) if value == best)
-    expression = f"{which}([{', '.join(_plain(row[column]) for row in rows)}])"
+    expression = f"{which}([{', '.join(plain(row[column]) for row in rows)}])"
     final = f"{named}: ${{step2.value}} ({path})"
     return of_steps(("read_files", {"paths": [path]}), ("compute", {"expression": expression}), final=final)
 
 
-def _table(content: str) -> Table | None:
+def parse(content: str) -> Table | None:
+    """The file as a table (CSV, a Markdown table, `label: number` lines), or None."""
     lines = [line for line in content.splitlines() if line.strip()]
     if len(lines) < 2 or len(lines) > MAX_ROWS:
         return None
@@ -197,7 +198,7 @@ def _square(cells: list[list[str]]) -> Table | None:
     return Table([c.strip() for c in cells[0]], [[c.strip() for c in row] for row in cells[1:]])
 
 
-def _rows(table: Table, asked: str) -> tuple[list[list[str]] | None, list[str]]:
+def rows_named(table: Table, asked: str) -> tuple[list[list[str]] | None, list[str]]:
     """The rows the question names by a text cell (all of them when it names none), and the cells."""
     numeric = set(table.numeric())
     by_column: dict[int, set[str]] = {}
@@ -206,7 +207,7 @@ def _rows(table: Table, asked: str) -> tuple[list[list[str]] | None, list[str]]:
             continue
         for row in table.rows:
             cell = fold(row[i])
-            if cell and _said(cell, asked):
+            if cell and said(cell, asked):
                 by_column.setdefault(i, set()).add(cell)
     if not by_column:
         return table.rows, []
@@ -220,18 +221,18 @@ def _rows(table: Table, asked: str) -> tuple[list[list[str]] | None, list[str]]:
 def _numbers(table: Table, asked: str) -> list[int] | None:
     """The numeric columns to add up: the only one, the one named, or two named with "times"."""
     numeric = table.numeric()
-    named = [i for i in numeric if table.header[i] and _said(fold(table.header[i]), asked)]
+    named = [i for i in numeric if table.header[i] and said(fold(table.header[i]), asked)]
     if len(named) == 2 and _TIMES.search(asked):
         return named
     if len(named) == 1:
         return named
     if len(numeric) > 1 and _HOW_MANY.search(asked):  # «quanti pezzi ho?»: the column of quantities
-        counted = [i for i in numeric if _QUANTITY.match(fold(table.header[i]))]
+        counted = [i for i in numeric if QUANTITY.match(fold(table.header[i]))]
         return counted if len(counted) == 1 else None
     return numeric if len(numeric) == 1 else None
 
 
-def _said(phrase: str, asked: str) -> bool:
+def said(phrase: str, asked: str) -> bool:
     """The question says the cell or the header: as written, or a single word in the singular or
     the plural ("grocery" and "groceries", «spesa» and «spese», not «speso»)."""
     if re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", asked):
@@ -258,9 +259,9 @@ def _forms(word: str) -> set[str]:
 
 
 def _term(columns: list[int], row: list[str]) -> str:
-    return "*".join(_plain(row[i]) for i in columns)
+    return "*".join(plain(row[i]) for i in columns)
 
 
-def _plain(cell: str) -> str:
+def plain(cell: str) -> str:
     number = re.sub(r"[^\d.,+-]", "", cell).replace(",", ".")
     return number.lstrip("+") or "0"

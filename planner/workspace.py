@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 MAX_PATH_CHARS = 4096
+MAX_BYTES = 256_000  # a file the deterministic layers read to plan from (planner.edits, planner.tables)
 
 
 class OutsideWorkspace(Exception):
@@ -36,3 +37,21 @@ def relative(workspace: Path, path: Path) -> str:
     root = Path(os.path.realpath(workspace))
     rel = path.relative_to(root)
     return str(rel) if str(rel) != "." else "."
+
+
+def paths_named(values) -> list:
+    """The path values of a request, less a word that is only another one's folder: «chi è entrato
+    nel team? guarda team/organico.md», "the class average in class/grades.md"."""
+    paths = [v for v in values if v.type == "path"]
+    return [p for p in paths if not any(o.text.startswith(p.text.rstrip("/") + "/") for o in paths)]
+
+
+def read(workspace: Path, path: str) -> str | None:
+    """The text of a file inside the workspace, or None (absent, outside it, too large, binary)."""
+    try:
+        target = resolve(workspace, path)
+        if not target.is_file() or target.stat().st_size > MAX_BYTES:
+            return None
+        return target.read_text(encoding="utf-8")
+    except (OutsideWorkspace, OSError, UnicodeDecodeError):
+        return None

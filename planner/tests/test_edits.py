@@ -10,6 +10,7 @@ from planner import edits, followup, lookup
 from planner.dispatch import run_turn
 from planner.turn import TurnInput
 from planner.vaglio import guard
+from planner.workspace import read
 from tests.loopback import plan
 
 INI = "[server]\nhost = 127.0.0.1\nport = 8080  # default\ndebug = true\n"
@@ -219,7 +220,7 @@ def test_a_file_outside_the_workspace_is_never_read(files, tmp_path):
     (tmp_path / "outside.ini").write_text(INI)
     (files / "link.ini").symlink_to(tmp_path / "outside.ini")
     assert _edit("set port to 9090 in link.ini", files) is None
-    assert edits.read(files, "../outside.ini") is None and edits.read(files, "app/config.ini") == INI
+    assert read(files, "../outside.ini") is None and read(files, "app/config.ini") == INI
 
 
 def test_a_line_after_a_colon_is_appended_with_the_lists_bullet(files):

@@ -153,3 +153,26 @@ def test_a_follow_up_copies_and_counts_the_last_file(files):
     assert copied.plan.steps[0].args == {"path": "archive/poesia.txt", "content": POEM}
     counted = followup.resolve("how many items are on the list now?", {**previous, "files": ["notes/list.txt"]}, files)
     assert counted.plan.steps[0].args == {"paths": ["notes/list.txt"]}
+
+
+@pytest.mark.parametrize(
+    ("text", "old", "new"),
+    [
+        ("we just sold 20 pens, can you update shop/stock.csv", "pen,120,0.80", "pen,100,0.80"),
+        (
+            "abbiamo venduto 30 bulloni, aggiorna la quantità in magazzino/inventario.csv",
+            "bulloni,80,0.10",
+            "bulloni,50,0.10",
+        ),
+        ("we received 5 notebooks, update shop/stock.csv", "notebook,40,2.50", "notebook,45,2.50"),
+        ("we sold 200 pens, update shop/stock.csv", None, None),  # more than there are
+        ("we sold 3 pens and 2 staplers, update shop/stock.csv", None, None),  # two numbers
+        ("we sold 3 pens, see shop/stock.csv", None, None),  # no word asking to update the file
+    ],
+)
+def test_a_count_goes_down_for_what_was_sold_and_up_for_what_arrived(files, text, old, new):
+    from planner import edits
+
+    found = edits.plan_for(text, tools={"edit_file"}, workspace=files)
+    args = found.steps[0].args if found else None
+    assert ((args["old"], args["new"]) == (old, new)) if old else args is None
