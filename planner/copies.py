@@ -15,7 +15,7 @@ from planner import params as P
 from planner import spelled
 from planner.plan import Plan, of_steps
 from planner.text import fold, language
-from planner.workspace import read
+from planner.workspace import exists, read
 
 MAX_COPY = 64_000
 
@@ -48,9 +48,9 @@ def of_file(source: str, destination: str, text: str, workspace: Path) -> Plan |
     content = read(workspace, source)
     if content is None or len(content) > MAX_COPY:
         return None
-    if _is_dir(workspace, destination) or destination.endswith("/"):
+    if exists(workspace, destination, "is_dir") or destination.endswith("/"):
         destination = f"{destination.rstrip('/')}/{source.rsplit('/', 1)[-1]}"
-    if _exists(workspace, destination):
+    if exists(workspace, destination):
         return None  # the copy would overwrite a file: for the engine, which asks
     lines = _lines(folded, content)
     if lines is None:
@@ -83,17 +83,3 @@ def _lines(folded: str, content: str) -> tuple[str, tuple[str, str] | None] | No
         which = ("last", "ultime") if last else ("first", "prime")
         return "".join(part), (f"the {which[0]} {n} lines", f"le {which[1]} {n} righe")
     return content, None
-
-
-def _is_dir(workspace: Path, path: str) -> bool:
-    try:
-        return (workspace / path).is_dir()
-    except (OSError, ValueError):
-        return False
-
-
-def _exists(workspace: Path, path: str) -> bool:
-    try:
-        return (workspace / path).exists()
-    except (OSError, ValueError):
-        return False

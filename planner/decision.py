@@ -22,6 +22,7 @@ from planner import params as P
 from planner.intent import Intent
 from planner.prefilter import Candidate
 from planner.text import fold, whole
+from planner.workspace import exists
 
 # At or above this, the decision is sure; below it, only a model that calls tools natively may
 # overrule `direct`.
@@ -158,16 +159,16 @@ def _workspace_evidence(
             evidence.append(f"glob {value.text}")
             confidence = max(confidence, 0.95)
         elif value.type == "path":
-            exists = workspace is not None and _exists(workspace, value.text)
+            there = exists(workspace, value.text)
             slash = "/" in value.text
             known = "." in value.text and object_kinds.is_file_extension(value.text.rsplit(".", 1)[1])
-            if exists or slash or known or _named_earlier(value.text, earlier):
+            if there or slash or known or _named_earlier(value.text, earlier):
                 evidence.append(f"path {value.text}")
-                confidence = max(confidence, 1.0 if exists else 0.5 if definition else 0.9)
+                confidence = max(confidence, 1.0 if there else 0.5 if definition else 0.9)
         elif value.type in ("identifier", "quoted") and _named_earlier(value.text, earlier):
             evidence.append(f"named earlier {value.text}")
             confidence = max(confidence, 0.9)
-        elif value.type in ("identifier", "quoted") and workspace is not None and _exists(workspace, value.text):
+        elif value.type in ("identifier", "quoted") and workspace is not None and exists(workspace, value.text):
             evidence.append(f"path {value.text}")  # README, `Makefile`: a name that is in the workspace
             confidence = max(confidence, 1.0)
         elif value.type == "ext" and not definition:
@@ -217,7 +218,7 @@ def _file_tool(
     if (first_verb is None or first_verb[0] != "write_files") and _GREP.search(folded) and _SEARCHED.search(original):
         return "grep_files"
     folders = _FOLDER.search(folded) or any(
-        v.type == "path" and (v.text.endswith("/") or (workspace is not None and _exists(workspace, v.text, "is_dir")))
+        v.type == "path" and (v.text.endswith("/") or (workspace is not None and exists(workspace, v.text, "is_dir")))
         for v in extraction.values
     )
     if first_verb is None and _CONTENTS.search(folded) and types & {"path", "ext"} and not folders:
@@ -243,7 +244,7 @@ def _file_tool(
         if folder is not None and (
             folder.text.endswith("/")
             or fold(folder.text) in named
-            or (workspace is not None and _exists(workspace, folder.text, "is_dir"))
+            or (workspace is not None and exists(workspace, folder.text, "is_dir"))
         ):
             return "list_files"
         return "read_files"
@@ -281,13 +282,6 @@ _LINES = whole(r"lines?|righe|riga|words?|parole|characters|caratteri")
 
 def _named_earlier(name: str, earlier: frozenset[str]) -> bool:
     return bool(earlier) and (name in earlier or any(path.endswith(f"/{name}") for path in earlier))
-
-
-def _exists(workspace: Path, name: str, test: str = "exists") -> bool:
-    try:
-        return getattr(workspace / name, test)()
-    except (OSError, ValueError):  # a name too long for the file system, or with a NUL
-        return False
 
 
 _STOP_NAMES = (

@@ -25,6 +25,7 @@ from planner.plan import Plan, PlanError, of_steps, parse
 from planner.text import fold, whole
 from planner.where import LEAD as _LEAD
 from planner.where import paths_of as _paths_of
+from planner.workspace import exists
 
 LISTING_TOOLS = ("list_files", "find_files", "grep_files")
 MAX_LISTING = 200
@@ -225,7 +226,7 @@ def _pronoun(text: str, folded: str, previous: dict, workspace) -> Resolved | No
         renamed = verb in ("rename", "rinomina")
         if to and "/" not in to and "/" in named[0] and renamed:
             to = f"{named[0].rsplit('/', 1)[0]}/{to}"  # a new name, in the same folder
-        elif to and not renamed and "." not in to.rsplit("/", 1)[-1] and not _exists(workspace, to):
+        elif to and not renamed and "." not in to.rsplit("/", 1)[-1] and not exists(workspace, to):
             to = to.rstrip("/") + "/"  # «spostalo in archivio/2024»: into that folder, made if it is new
         plan = of_steps(("move_files", {"paths": [named[0]], "to": to})) if to and len(named) == 1 else None
         request = f"{'rename' if renamed else 'move'} {named[0]} to {to}"
@@ -376,13 +377,6 @@ def _table(text: str, folded: str, previous: dict, workspace) -> Resolved | None
     if found := tables.after(text, previous, workspace):
         return Resolved("same_plan", found[0], f"{text} ({found[1]})", f"the table of the last turn: {found[1]}")
     return None
-
-
-def _exists(workspace, path: str) -> bool:
-    try:
-        return workspace is not None and (workspace / path).exists()
-    except (OSError, ValueError):
-        return False
 
 
 def _typed_file(text: str, workspace) -> str | None:

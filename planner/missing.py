@@ -64,8 +64,9 @@ _MISSING_AFTER = re.compile(
     # A qualifier on the pronoun: «elimina quelli vecchi del 2022», "delete the old ones".
     r"(?:\s+(?:old|older|new|newer|big|bigger|small|empty|temporary|vecchi[oe]?|vecchia|nuov[io]|nuov[ae]|"
     r"grandi|piccol[ie]|vuot[ie]|temporane[ie])(?:\s+ones)?)?"
-    r"(?:\s+(?:to|into|in|nella|nel|nello|dentro|a|con|with|for|per|from|dal|dalla|dallo|nell'|all'|of|del|della|di)"
-    r"(?:\s*[\w']+){1,3})?"
+    r"(?:\s+(?:to|into|in|nella|nel|nello|dentro|a|con|with|for|per|from|dal|dalla|dallo|nell'|all'|of|del|della|"
+    r"di|al|allo|alla|ai|agli|alle|sul|sulla|on|onto)"
+    r"(?:\s+[\w']+|(?<=')[\w']+){1,3})?"
     r"(?:\s+(?:and|e) .{0,40})?"
     r"\s*(?:,?\s*(?:please|per favore|grazie|thanks|pls))?\s*[.!?]*\s*$"
 )

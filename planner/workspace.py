@@ -55,3 +55,12 @@ def read(workspace: Path, path: str) -> str | None:
         return target.read_text(encoding="utf-8")
     except (OutsideWorkspace, OSError, UnicodeDecodeError):
         return None
+
+
+def exists(workspace: Path | None, name: str, test: str = "exists") -> bool:
+    """Whether `name` is in the workspace (`test`: "exists", "is_dir", "is_file"); False for a
+    name the file system refuses (too long, a NUL)."""
+    try:
+        return workspace is not None and getattr(workspace / name, test)()
+    except (OSError, ValueError):
+        return False

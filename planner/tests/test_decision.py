@@ -121,6 +121,9 @@ def test_conversation_goes_direct(text):
         ("cercami i file che hanno 'bozza' nel nome", "find_files"),
         # the colon is inside the line added, not before text to work on
         ("aggiungi luglio: 51 in casa/bollette.txt", "write_files"),
+        # a folder's name that begins like a preposition («diario», «archivio») is its name
+        ("crea la cartella diario", "make_dirs"),
+        ("crea la cartella archivio", "make_dirs"),
     ],
 )
 def test_an_action_on_a_named_object_goes_to_the_tools_and_names_the_first(text, tool):
