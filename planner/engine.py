@@ -20,7 +20,7 @@ from django.conf import settings
 from core.clock import now
 from core.events import bus
 from core.ir import ChatRequest, Message, SystemPrompt, Usage
-from planner import batch, coldpath, copies, edits, facts, followup, llm, lookup, proposer, recovery, tables, terminator
+from planner import deterministic, followup, llm, proposer, recovery, terminator
 from planner.candidates import allowed as permitted
 from planner.catalog import Catalog, Executor
 from planner.execution import Execution, StepRecord, execute
@@ -128,7 +128,7 @@ def run(
             return waiting("needs_inputs", end.message, "terminator")
         return outcome("answer", end.message, "terminator")
 
-    cold = _cold_plan(inp, allowed, decision, permitted(inp, list(catalog.executors.values())))
+    cold = deterministic.plan_for(inp, allowed, decision, permitted(inp, list(catalog.executors.values())))
     if cold is not None:  # a tool the ranking left out but the turn may use: "how much … in budget.csv" computes
         named = {c.name for c in allowed}
         allowed += [catalog.executors[t] for t in dict.fromkeys(s.tool for s in cold.steps) if t not in named]
@@ -210,31 +210,6 @@ def run(
             allowed = [c for c in allowed if c.name != failed.tool] or allowed
         layer, failure = "recovery", (cause, detail)
     return dead_end(validation_cause, problems[0] if problems else "no plan")
-
-
-def _cold_plan(
-    inp: TurnInput, allowed: list[Executor], decision: RouteDecision, everything: list[Executor]
-) -> Plan | None:
-    """The plan a request gets with no model call: one that types its tool's every argument (among
-    the ranked candidates), a fact to remember, an edit it spells out in words, a copy of a file,
-    an action on every file of a kind; with a local model, a total over one file's numbers is
-    computed (planner.tables) and a question about one file is answered with the file
-    (planner.lookup). Those after the first may use any tool this turn permits (`everything`):
-    each is its own evidence."""
-    tools, at = {c.name for c in everything}, inp.workspace_path
-    return (
-        coldpath.plan_for(inp.text, candidates=allowed, workspace=at)
-        or facts.plan_for(inp.text, tools=tools)
-        or edits.plan_for(inp.text, tools=tools, workspace=at)
-        or copies.plan_for(inp.text, tools=tools, workspace=at)
-        or batch.plan_for(inp.text, tools=tools, workspace=at)
-        or (_local_reading(inp.text, tools, at) if decision.model.is_local else None)
-    )
-
-
-def _local_reading(text: str, tools: set[str], at) -> Plan | None:
-    """What a local model cannot do with a file: add up its numbers, or answer from it."""
-    return tables.plan_for(text, tools=tools, workspace=at) or lookup.plan_for(text, tools=tools, workspace=at)
 
 
 def run_remembered(inp: TurnInput, *, plan: Plan, layer: str, catalog: Catalog, sink: Sink, ids: dict) -> TurnOutcome:

@@ -1,0 +1,37 @@
+"""The plans a request gets with no model call, tried in order before the proposer (planner.engine):
+the cold path (a request that types its one tool's every argument, among the ranked candidates),
+then facts to remember, edits spelled out in words, copies, actions on every file of a kind, and,
+with a local model, numbers computed from a file and a question answered with the file."""
+
+from __future__ import annotations
+
+from planner import batch, coldpath, copies, edits, facts, lookup, tables
+from planner.catalog import Executor
+from planner.plan import Plan
+from planner.turn import TurnInput
+from routing.chain import RouteDecision
+
+
+def plan_for(
+    inp: TurnInput, allowed: list[Executor], decision: RouteDecision, everything: list[Executor]
+) -> Plan | None:
+    """The plan a request gets with no model call: one that types its tool's every argument (among
+    the ranked candidates), a fact to remember, an edit it spells out in words, a copy of a file,
+    an action on every file of a kind; with a local model, a total over one file's numbers is
+    computed (planner.tables) and a question about one file is answered with the file
+    (planner.lookup). Those after the first may use any tool this turn permits (`everything`):
+    each is its own evidence."""
+    tools, at = {c.name for c in everything}, inp.workspace_path
+    return (
+        coldpath.plan_for(inp.text, candidates=allowed, workspace=at)
+        or facts.plan_for(inp.text, tools=tools)
+        or edits.plan_for(inp.text, tools=tools, workspace=at)
+        or copies.plan_for(inp.text, tools=tools, workspace=at)
+        or batch.plan_for(inp.text, tools=tools, workspace=at)
+        or (_local_reading(inp.text, tools, at) if decision.model.is_local else None)
+    )
+
+
+def _local_reading(text: str, tools: set[str], at) -> Plan | None:
+    """What a local model cannot do with a file: add up its numbers, or answer from it."""
+    return tables.plan_for(text, tools=tools, workspace=at) or lookup.plan_for(text, tools=tools, workspace=at)
