@@ -86,6 +86,6 @@ def test_an_anonymous_websocket_is_refused(live_stack):
         connect(
             f"{live_stack.ws}/ws/sessions/00000000-0000-0000-0000-000000000000/",
             additional_headers={"Origin": live_stack.http},
-            open_timeout=5,
+            open_timeout=30,  # a loaded two-core machine may take seconds to answer the handshake
         )
     assert refused.value.response.status_code == 403
