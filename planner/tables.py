@@ -153,10 +153,10 @@ def _computed(
     which = f" ({', '.join(named)})" if named else ""
     if language(request) == "it":
         lead = ("Media" if mean else "Totale") + (f" di {what}" if what else "")
-        final = f"{lead}{which}, da {len(rows)} righe di {path}: ${{step2.value}}"
+        final = f"{lead}{which}, da {len(rows)} {'riga' if len(rows) == 1 else 'righe'} di {path}: ${{step2.value}}"
     else:
         lead = ("Average" if mean else "Total") + (f" of {what}" if what else "")
-        final = f"{lead}{which}, over {len(rows)} rows of {path}: ${{step2.value}}"
+        final = f"{lead}{which}, over {len(rows)} {'row' if len(rows) == 1 else 'rows'} of {path}: ${{step2.value}}"
     return of_steps(("read_files", {"paths": [path]}), ("compute", {"expression": expression}), final=final)
 
 
