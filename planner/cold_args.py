@@ -191,18 +191,24 @@ def _new_folders(req: Request) -> Option | None:
     return one(merged(options))
 
 
-# "lines 1-6", "from line 10 to 20", «righe 3-8», «dalla riga 2 alla 5».
-_RANGE = re.compile(
-    r"\b(?:lines?|righe|riga)\s+(?:from\s+|da\s+|dalla\s+)?(?P<a>\d+)\s*(?:-|\u2013|to|through|a|alla)\s*(?P<b>\d+)\b|"
+# "lines 1-6", "from line 10 to 20", «righe 3-8», «dalla riga 2 alla 5» (planner.copies reads it too).
+LINE_RANGE = re.compile(
+    r"\b(?:lines?|righe|riga)\s+(?:from\s+|da\s+|dalla\s+)?(?P<a>\d+)\s*(?:-|\u2013|to|through|a|alla|fino alla)\s*"
+    r"(?P<b>\d+)\b|"
     r"\b(?:from line|dalla riga)\s+(?P<c>\d+)\s+(?:to|alla)\s+(?:line\s+|riga\s+)?(?P<d>\d+)\b"
 )
 
 
+def bounds(match: re.Match) -> tuple[str, str]:
+    """A LINE_RANGE match's first and last line, as written."""
+    return (match.group("a"), match.group("b")) if match.group("a") else (match.group("c"), match.group("d"))
+
+
 def _range(req: Request, part: str) -> Option | None:
-    match = _RANGE.search(req.text)
+    match = LINE_RANGE.search(req.text)
     if match is None:
         return None
-    first, last = (match.group("a"), match.group("b")) if match.group("a") else (match.group("c"), match.group("d"))
+    first, last = bounds(match)
     starts = {v.start: v for v in req.of("number")}
     a = starts.get(match.start("a" if match.group("a") else "c"))
     b = starts.get(match.start("b" if match.group("a") else "d"))

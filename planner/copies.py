@@ -13,6 +13,7 @@ from pathlib import Path
 
 from planner import params as P
 from planner import spelled
+from planner.cold_args import LINE_RANGE, bounds
 from planner.plan import Plan, of_steps
 from planner.text import fold, language
 from planner.workspace import exists, read
@@ -23,11 +24,7 @@ _COPY = re.compile(  # a verb, not a name: "write x to copy.md" copies nothing
     r"(?<![\w./-])(?:copy|duplicate|copia|duplica|copiami|(?:make|fai|fammi|crea|create|save) (?:a|una) (?:copy|copia))"
     r"(?![\w/-]|\.\w)"
 )
-# Which lines: "lines 4-6", «le righe dalla 4 alla 6», "the first 10 lines", «le ultime 3 righe».
-_RANGE = re.compile(
-    r"\b(?:lines?|righe|riga)\s+(?:(?:from|dalla|da)\s+)?(?P<a>\d{1,5})\s*"
-    r"(?:-|to|through|alla|a|fino alla)\s*(?P<b>\d{1,5})\b"
-)
+# Which lines, besides a range (cold_args.LINE_RANGE): "the first 10 lines", «le ultime 3 righe».
 _ENDS = re.compile(r"\b(?P<end>first|last|prime|primi|ultime|ultimi)\s+(?P<n>\d{1,5}|[a-z]+)\s+(?:lines|righe)\b")
 
 
@@ -69,8 +66,8 @@ def _lines(folded: str, content: str) -> tuple[str, tuple[str, str] | None] | No
     """The text to copy and how the answer names it (None: the whole file); None when the lines
     asked for are not in the file."""
     lines = content.splitlines(keepends=True)
-    if match := _RANGE.search(folded):
-        a, b = int(match.group("a")), int(match.group("b"))
+    if match := LINE_RANGE.search(folded):
+        a, b = map(int, bounds(match))
         if not 1 <= a <= b <= len(lines):
             return None
         return "".join(lines[a - 1 : b]), (f"lines {a}-{b}", f"le righe {a}-{b}")
