@@ -37,7 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 CASES_DIR = ROOT / "bench" / "cases"
-# The first round's cases (our own) and the second and third rounds', written blind; in each file the odd
+# The first round's cases (our own) and those of rounds 2 to 4, written blind; in each file the odd
 # lines (1-based) are the held-out half, the even lines the half rules may be tuned on.
 DEFAULT_CASES = ",".join(str(CASES_DIR / f"plan_memory{part}.jsonl") for part in ("", "_round2", "_round3", "_round4"))
 PATH_ARGS = ("path", "paths")

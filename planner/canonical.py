@@ -64,6 +64,7 @@ _FOLDER_NAME = re.compile(
 )
 EXTRA_TYPES = (
     ("path", _FOLDER_NAME, "path"),
+    ("numbers", re.compile(r"\[-?\d+(?:\.\d+)?(?:, -?\d+(?:\.\d+)?)+\]"), "number"),  # planner.spelled's lists
     ("schedule", re.compile(rf"\bevery (?:{_UNITS})\b(?: at {_CLOCK}(?![\w:]))?"), "datetime"),
     ("op", re.compile(r"(?<=[\d)]\s)(\*\*|[-+*/%^])(?=\s[-\d(])|(?<=[\d)])(\*\*|[-+*/%^])(?=[-\d(])"), "number"),
 )
@@ -116,20 +117,32 @@ def modifiers(signature) -> frozenset[str]:
 def of(text: str, workspace: Path | None = None) -> Canonical:
     rewritten = spelled.rewrite(text, workspace)
     extraction = P.extract(rewritten, workspace, EXTRA_TYPES)
-    return Canonical(rewritten, extraction, tokens(extraction))
+    return Canonical(rewritten, extraction, tokens(extraction, workspace))
 
 
 def _kind(slot: str) -> str:
     return "path" if slot in _PATHS else slot.strip("<>")
 
 
-def _slot(value: P.Value) -> str:
+def _slot(value: P.Value, workspace: Path | None = None) -> str:
+    """A path is typed by how it is written (a folder ends with "/", a file has an extension),
+    and one written neither way by what the workspace holds under that name: "list the files in
+    docs" and «che file ci sono dentro documenti/fatture?» both name a folder there."""
     if value.type != "path":
         return f"<{value.type}>"
     if value.text.endswith("/"):
         return "<dir>"
     suffix = Path(value.text).suffix
-    return "<file>" if suffix and object_kinds.is_file_extension(suffix) else "<path>"
+    if suffix and object_kinds.is_file_extension(suffix):
+        return "<file>"
+    relative = Path(value.text)
+    if workspace is not None and not relative.is_absolute() and ".." not in relative.parts:
+        target = workspace / relative
+        if target.is_dir():
+            return "<dir>"
+        if target.is_file():
+            return "<file>"
+    return "<path>"
 
 
 @dataclass(frozen=True)
@@ -192,7 +205,7 @@ def _data() -> _Data:
     )
 
 
-def _raw(extraction: P.Extraction) -> list[str]:
+def _raw(extraction: P.Extraction, workspace: Path | None = None) -> list[str]:
     """The masked request as words and typed slots, in order."""
     out: list[str] = []
     values = iter(extraction.values)
@@ -200,7 +213,7 @@ def _raw(extraction: P.Extraction) -> list[str]:
         if index % 2 == 0:
             out += [w for t in lexicon.tokens(part) if (w := _data().same.get(t, t))]
         else:
-            out.append(_slot(next(values)))
+            out.append(_slot(next(values), workspace))
     return out
 
 
@@ -247,8 +260,9 @@ def _word(word: str, data: _Data) -> tuple[str, ...]:
     variants = stems(word)
     verb = _VERB_WORDS.get(word) or _VERB_STEMS.get("=" + word) or _bare_verb(word)
     verb = verb or next((_VERB_STEMS[s] for s in variants if s in _VERB_STEMS), None)
-    if word in P._OPERATIONS:  # the operation's own token (a sum is not a mean), and its verb's
-        return (f"f:{P._OPERATIONS[word]}", *([f"v:{verb}"] if verb else []))
+    operation = P._OPERATIONS.get(word) or P._OPERATIONS.get(_bare(word) or "")  # «aggiungilo» appends
+    if operation:  # the operation's own token (a sum is not a mean), and its verb's
+        return (f"f:{operation}", *([f"v:{verb}"] if verb else []))
     if verb:
         return (f"v:{verb}",)
     obj = next((_OBJECT_STEMS[s] for s in variants if s in _OBJECT_STEMS), None)
@@ -259,13 +273,19 @@ def _bare_verb(word: str) -> str | None:
     """The verb of an Italian verb with a pronoun suffix, looked up by its bare form before any
     stem: «contami» counts, «leggimi» reads, «contarli» counts (as «contare» does), though
     «contengono» shares their stem."""
+    bare = _bare(word)
+    return (_VERB_WORDS.get(bare) or _VERB_STEMS.get("=" + bare)) if bare else None
+
+
+def _bare(word: str) -> str | None:
+    """An Italian verb without its pronoun suffix, where it is a known verb: «aggiungilo» →
+    «aggiungi», «contarli» → «contare»."""
     for pattern, ending in _CLITICS:
         match = pattern.match(word)
         if match:
             bare = match.group(1) + ending
-            verb = _VERB_WORDS.get(bare) or _VERB_STEMS.get("=" + bare)
-            if verb:
-                return verb
+            if bare in _VERB_WORDS or "=" + bare in _VERB_STEMS or bare in P._OPERATIONS:
+                return bare
     return None
 
 
@@ -328,9 +348,9 @@ def _shown(tokens_: list[str], slots: set[str]) -> list[str]:
     return out
 
 
-def tokens(extraction: P.Extraction) -> tuple[str, ...]:
+def tokens(extraction: P.Extraction, workspace: Path | None = None) -> tuple[str, ...]:
     data = _data()
-    pairs = _phrased(_typed_by_nouns(_raw(extraction)))
+    pairs = _phrased(_typed_by_nouns(_raw(extraction, workspace)))
     # A verb that depends on the value after it: "put 'x' in a.md" writes, "put a.md in b/" moves.
     pairs_ = []
     for index, (token, word) in enumerate(pairs):
@@ -351,9 +371,15 @@ def tokens(extraction: P.Extraction) -> tuple[str, ...]:
         resolved = [t for t in resolved if t != "v:find"]  # "how many lines does a.md contain": no search
     # An expression written out is a computation, whatever the verb, and so are numbers with a
     # function or a percentage: «calcola il 22 per cento di 1250» is «quanto è il 15% di 300».
-    numeric = set(slots) == {"<number>"} and any(t == "o:numbers" or t.startswith("f:") for t in resolved)
+    numeric = bool(slots) and set(slots) <= {"<number>", "<numbers>"}
+    numeric = numeric and any(t == "o:numbers" or t.startswith("f:") for t in resolved)
     if "<op>" in slots or numeric:
         resolved = [t for t in resolved if t != "v:compute"]
+    resolved = [  # «guarda che ore sono», "check the time": a look at the clock is the clock
+        t
+        for t, after in zip(resolved, [*resolved[1:], ""], strict=True)
+        if not (t in ("v:read", "v:show") and after in ("o:time", "o:date"))
+    ]
     if {"v:list", "v:find", "v:count"} & set(resolved):  # listing, finding, counting: of files
         resolved = [t for t in resolved if t != "o:files"]
     if sum(t in _LOCATIONS for t in slots) < 2:  # "from" tells two places apart, or nothing

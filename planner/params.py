@@ -119,6 +119,9 @@ class Extraction:
         return hashlib.sha256(normalize(self.masked).encode()).hexdigest()
 
 
+_LISTED = r"-?\d+(?:\.\d+)?"
+
+
 def _number(text: str) -> int | float:
     return float(text) if "." in text else int(text)
 
@@ -176,7 +179,8 @@ _HYPHENATED = re.compile(r"(?<![\w./-])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+(?!
 _COMPOUNDS = frozenset(
     "well-known real-time long-term short-term self-hosted step-by-step day-to-day end-to-end year-end "
     "state-of-the-art open-source non-empty read-only full-text multi-step one-off high-level low-level "
-    "first-class third-party so-called left-hand right-hand all-time part-time full-time".split()
+    "first-class third-party so-called left-hand right-hand all-time part-time full-time case-sensitive "
+    "case-insensitive".split()
 )
 _TENS = re.compile(r"^(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)-")
 
@@ -297,6 +301,8 @@ def parametrize(plan: dict, extraction: Extraction) -> tuple[dict, dict[str, dic
         for v in values:
             if len(v.text) < 2 and v.type not in ("number", "op"):
                 continue
+            if v.type == "numbers":  # a list as planner.spelled writes it: "[4,8, 15]" is "[4, 8, 15]"
+                out = re.sub(r"\[\s*-?\d[\d.,\s-]*\]", lambda m: "[" + ", ".join(re.findall(_LISTED, m[0])) + "]", out)
             spots = _between_numbers(out, v.text) if v.type == "op" else _bounded(out, v.text)
             if not spots:
                 continue

@@ -1,6 +1,7 @@
 """A request with what it spells out in words written one way: numbers as digits ("three",
 «dodici», "twenty-five" → 3, 12, 25), arithmetic as symbols ("7 times 8", «7 per 8», "5 squared"
-→ "7 * 8", "5 ** 2"), schedules in the schedule tool's spelling («ogni giorno alle 09:00» →
+→ "7 * 8", "5 ** 2"), the numbers of a statistic as one list ("the mean of 3, 4 and 5" → "the
+mean of [3, 4, 5]"), schedules in the schedule tool's spelling («ogni giorno alle 09:00» →
 "every day at 09:00"), a kind of file as its glob ("markdown files" → "*.md files"), a city in a
 time question as its time zone ("in Tokyo" → "in Asia/Tokyo"), and the fact
 after «ricorda che» as one quoted value. Plan memory (planner.canonical) extracts its values from
@@ -210,6 +211,27 @@ def _spell_operators(gap: str) -> str:
     return re.sub(r"(?<=\d) {2,}(?=[-+*/%])|(?<=[-+*/%]) {2,}(?=[\d-])", " ", gap)
 
 
+# "the mean of 3, 4 and 5", «la somma di 10, 20, 30 e 40»: the numbers one statistic is taken of, as
+# one list ("[3, 4, 5]"), so a plan learned for three numbers serves four (planner.expressions
+# writes "mean([3, 4, 5])"). A product is written with "*", and keeps its numbers one by one.
+_LISTED = r"-?\d+(?:\.\d+)?(?![\w/]|\.\w)"
+_LIST = re.compile(
+    r"\b(?:mean|average|avg|media|median|mediana|sum|total|somma|totale|max|maximum|largest|biggest|highest"
+    r"|massimo|min|minimum|smallest|lowest|minimo|greatest|piu grande|piu piccolo|maggiore|minore)\b"
+    r"[^\d\[\]\n]{0,40}?(?<![\w./-])"
+    rf"({_LISTED}(?:(?:\s*,\s*(?:(?:and|e|ed)\s+)?|\s+(?:and|e|ed)\s+){_LISTED})+)",
+    re.IGNORECASE,
+)
+
+
+def _spell_lists(gap: str) -> str:
+    def listed(m: re.Match) -> str:
+        numbers = re.findall(_LISTED, m.group(1))
+        return m.group(0)[: m.start(1) - m.start(0)] + "[" + ", ".join(numbers) + "]"
+
+    return _LIST.sub(listed, gap)
+
+
 # --- schedules, one-line ranges, facts ------------------------------------------------------------
 
 
@@ -265,7 +287,7 @@ def _quote_fact(text: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _kinds() -> tuple[dict[str, str], re.Pattern, re.Pattern, re.Pattern, re.Pattern, re.Pattern, re.Pattern]:
+def _kinds() -> tuple[dict[str, str], *tuple[re.Pattern, ...]]:
     spec = lexicon.kinds()
     globs = {fold(word): kind["glob"] for kind in spec["file_kinds"] for word in kind["words"]}
     nouns, kind = _alternation(spec["file_nouns"]), _alternation(globs)
@@ -277,6 +299,13 @@ def _kinds() -> tuple[dict[str, str], re.Pattern, re.Pattern, re.Pattern, re.Pat
         re.compile(rf"(?<![\w])((?:{nouns})\s+(?:(?:in|di)\s+)?)({kind})(?![\w.])", re.IGNORECASE),  # «file python»
         re.compile(rf"(?<![\w*]){ext}(?=\s+(?:{nouns})(?![\w]))", re.IGNORECASE),  # ".json files"
         re.compile(rf"(?<![\w])((?:{nouns})\s+(?:(?:in|di)\s+)?){ext}", re.IGNORECASE),  # «i file .json»
+        # «dove sono i .png», "find all .log in var": an extension after a plural article is files of
+        # that kind ("open the .env" is a file)
+        re.compile(
+            r"(?:(?<=\bi )|(?<=\ble )|(?<=\bgli )|(?<=\ball )|(?<=\bmiei )|(?<=\bmie )"
+            rf"|(?<=\bevery )|(?<=\bany )|(?<=\btutti )|(?<=\btutte )){ext}(?![\w.*]|\s+(?:{nouns})(?![\w]))",
+            re.IGNORECASE,
+        ),
         # "the PDFs", «tutti i pdf», «quanti pdf»: a format's name as a plural noun
         re.compile(
             rf"(?<![\w.*/])(?:({formats})s|(?:(?<=\bi )|(?<=\ble )|(?<=\bquanti )|(?<=\bquante ))({formats}))(?![\w.])",
@@ -298,7 +327,7 @@ def _spell_kinds(gap: str) -> str:
     """ "markdown files" → "*.md files", «i file python» → «i file *.py», ".json files" → "*.json
     files", "files ending in .md" → "files *.md", «quanti pdf» → «quanti *.pdf files»: a kind of
     file named in words is the glob it stands for."""
-    globs, before, after, ext_before, ext_after, plural, ending = _kinds()
+    globs, before, after, ext_before, ext_after, bare, plural, ending = _kinds()
 
     def glob(word: str) -> str:
         return globs[re.sub(r"\s+", " ", fold(word))]
@@ -312,6 +341,7 @@ def _spell_kinds(gap: str) -> str:
     gap = after.sub(lambda m: m.group(1) + glob(m.group(2)), gap)
     gap = ext_before.sub(r"*.\1", gap)
     gap = ext_after.sub(r"\1*.\2", gap)
+    gap = bare.sub(r"*.\1 files", gap)
     return plural.sub(lambda m: glob(m.group(1) or m.group(2)) + " files", gap)
 
 
@@ -359,6 +389,7 @@ def rewrite(text: str, workspace: Path | None = None) -> str:
             gap = re.sub(r"(?<=\d)\s?%(?=\s+(?:of|di|del|della|dello|dei|on|su)\b)", " percent", gap, flags=re.I)
             gap = _spell_numbers(gap, operator_words, counted)
             gap = _spell_operators(gap)
+            gap = _spell_lists(gap)
             gap = _spell_schedules(gap)
             gap = _spell_kinds(gap)
             if timed:

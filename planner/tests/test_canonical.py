@@ -265,3 +265,67 @@ def test_a_modifier_is_a_token_of_its_own(base, modified, modifier):
     assert modifier in canonical.modifiers(changed.signature)
     assert canonical.modifiers(plain.signature) != canonical.modifiers(changed.signature)
     assert plain.key != changed.key
+
+
+@pytest.mark.parametrize(
+    ("learned", "paraphrase"),
+    [
+        ("media di 4, 8 e 15", "calcola la media tra 10, 20, 30 e 40"),  # a list, of any length
+        ("the mean of 3, 4 and 5", "what's the average of 2, 4, 6, 8 and 10?"),
+        ("qual è il massimo tra 12, 45 e 33?", "dammi il più grande fra 7, 3 e 19"),
+        ("search *.py for 'def main'", "search rust files for 'unsafe'"),  # more kinds of file
+        ("grep for 'password' in *.env files", "look for 'API_KEY' in all the env files"),
+        ("trova tutti i file .jpg in vacanze/", "dove sono i .png dentro screenshot/?"),  # «i .png»
+        ("find all files named *.log in var/", "locate every *.bak file under backups/"),
+        ("aggiungi 'latte' in fondo a spesa.txt", "aggiungi 'uova e farina' alla fine di lista.txt"),
+        (
+            "leggi nota.txt e aggiungi il contenuto in fondo a raccolta.txt",
+            "leggi idee.txt e aggiungilo alla fine di quaderno.txt",
+        ),
+        ("che ore sono a Tokyo? scrivilo in ora.txt", "guarda che ore sono a Londra e salvalo nel file orario.txt"),
+        ("search for 'Error' in logs/, case sensitive", "case-sensitive search for 'Timeout' in services/api/"),
+        ("what's today's date?", "what year is it?"),
+    ],
+)
+def test_lists_kinds_places_and_looks_share_one_key(learned, paraphrase):
+    assert key(learned) == key(paraphrase), (canonical.of(learned).tokens, canonical.of(paraphrase).tokens)
+
+
+@pytest.mark.parametrize(
+    ("learned", "other"),
+    [
+        ("the mean of 3, 4 and 5", "the median of 3, 4 and 5"),
+        ("the sum of 3, 4 and 5", "the product of 3, 4 and 5"),  # a product keeps its numbers one by one
+        ("aggiungi 'latte' in fondo a spesa.txt", "aggiungi 'latte' all'inizio di spesa.txt"),
+        ("search for 'x' in src/", "search for 'x' in src/, case sensitive"),
+        ("search for 'x' in src/ case-insensitive", "search for 'x' in src/, case sensitive"),
+        ("read the .env", "find all .env in config/"),  # "the .env" is a file
+    ],
+)
+def test_near_misses_of_lists_and_places_do_not(learned, other):
+    assert key(learned) != key(other), (canonical.of(learned).tokens, canonical.of(other).tokens)
+
+
+def test_a_path_written_neither_way_is_typed_by_what_the_workspace_holds(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "documenti" / "fatture").mkdir(parents=True)
+    (tmp_path / "Makefile").write_text("all:\n")
+    assert "<dir>" in canonical.of("list the files in docs", tmp_path).tokens
+    listed = canonical.of("what's in the folder projects/alpha?", tmp_path).key
+    assert canonical.of("list the files in docs", tmp_path).key == listed
+    assert canonical.of("che file ci sono dentro documenti/fatture?", tmp_path).tokens == ("v:list", "<dir>")
+    assert canonical.of("read Makefile", tmp_path).tokens == ("v:read", "<file>")
+    assert "<dir>" not in canonical.of("list the files in docs").tokens  # with no workspace, a word
+
+
+def test_a_list_of_numbers_is_one_value_and_fills_a_plan_of_any_length():
+    from planner import params as P
+
+    learned = canonical.of("the mean of 3, 4 and 5")
+    plan = {"steps": [{"tool": "compute", "args": {"expression": "mean([3,4, 5])"}}]}
+    template, slots = P.parametrize(plan, learned.extraction)
+    assert template["steps"][0]["args"]["expression"] == "mean(${PARAM:numbers_1})"
+    probe = canonical.of("calcola la media tra 10, 20, 30 e 40")
+    assert P.fill(slots, probe.extraction, learned.extraction.counts) == {"numbers_1": "[10, 20, 30, 40]"}
+    assert spelled.rewrite("multiply 3, 4 and 5") == "multiply 3, 4 and 5"
+    assert spelled.rewrite("read lines 3 and 5 of a.txt") == "read lines 3 and 5 of a.txt"
