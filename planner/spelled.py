@@ -348,7 +348,9 @@ def _spell_kinds(gap: str) -> str:
 # --- time zones --------------------------------------------------------------------------------
 
 # A question about the clock or the calendar, in which a city stands for its time zone.
-_TIMED = re.compile(r"\b(?:time|date|day|weekday|clock|hour|o'clock|timezone|ora|ore|orario|data|giorno|fuso)\b", re.I)
+_TIMED = re.compile(
+    r"\b(?:time|date|day|weekday|clock|hour|o'clock|timezone|late|ora|ore|orario|data|giorno|fuso|tardi)\b", re.I
+)
 
 
 @lru_cache(maxsize=1)

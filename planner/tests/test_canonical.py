@@ -285,6 +285,10 @@ def test_a_modifier_is_a_token_of_its_own(base, modified, modifier):
         ("che ore sono a Tokyo? scrivilo in ora.txt", "guarda che ore sono a Londra e salvalo nel file orario.txt"),
         ("search for 'Error' in logs/, case sensitive", "case-sensitive search for 'Timeout' in services/api/"),
         ("what's today's date?", "what year is it?"),
+        ("che data è oggi?", "in che mese siamo?"),
+        ("what time is it in Berlin?", "is it late in Los Angeles right now?"),
+        ("list the files in docs/", "browse src/"),
+        ("move a.txt into old/", "stick b.txt in archive/"),
     ],
 )
 def test_lists_kinds_places_and_looks_share_one_key(learned, paraphrase):
