@@ -53,6 +53,12 @@ _CLITIC_ACTION = re.compile(
     r"^(?:please )?(?:schedule|pianifica|programma) (?:something|qualcosa)\b|"
     r"^(?:please )?(?:create|make|crea|fai) (?:a|the|una|la) (?:new |nuova )?(?:folder|directory|cartella)"
     r"\s*(?:for me|per me|please|per favore)?\s*[.!?]*$|"
+    # "search my files for it", "fix the typo in there": what to look for, or where, is a pronoun.
+    rf"{_LEAD}(?:search|look|grep|cerca|cercami)\b.{{0,30}}\b(?:for|per) (?:it|that|this|them|quello|questo|quella)"
+    r"\s*[.!?]*$|"
+    rf"{_LEAD}(?:fix|correct|change|replace|add|put|write|search|look|correggi|cambia|sostituisci|aggiungi|metti|"
+    r"scrivi|cerca)\b.{0,30}\b(?:in there|in here|in it|out of there|li dentro|qui dentro|la dentro|in quel file|"
+    r"in questo file|in quella cartella|in questa cartella|la)\s*[.!?]*$|"
     # "ok, e quello dopo?" as a first message: the next of a list nobody has seen.
     r"^(?:(?:ok|e|and|allora|poi|then)[ ,]+)*(?:quello|quella|the one|that one|il prossimo|the next one)"
     r"(?: (?:dopo|after that|after|next|seguente|successivo|prima|before))?\s*[.!?]*$"

@@ -29,6 +29,11 @@ _TIME = whole(
     r"domenica|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|is (?:it|today) (?:already |still )?"
     r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 )
+# When something happens, not what time it is now: "what time does the sun set in summer?", «a che
+# ora apre il museo?».
+_TIME_OF_EVENTS = whole(
+    r"what time (?:does|do|did|will|would|should)|a che ora (?:tramonta|sorge|apre|chiude|parte|arriva)"
+)
 _TIME_NOW = whole(r"time is it|che ore sono|che ora e|what day is it|che giorno e oggi")
 _ARITHMETIC = re.compile(
     r"\d\s*[-+*/x\u00d7\u00f7^]\s*\d|\d\s*%\s*(?:of|di|del|della)\s*\d|"
@@ -71,7 +76,9 @@ _RECURRING = whole(
     r"periodic tasks?|task (?:pianificat|programmat)[io]|"
     # "pause the weekly report job", «lo storico delle esecuzioni»: a job that runs on its own.
     r"(?:daily|weekly|monthly|nightly|hourly|morning) (?:[\w-]+ )?(?:job|task|reminder)s?|"
-    r"(?:storico|cronologia) delle esecuzioni|ultime esecuzioni|run history"
+    r"(?:storico|cronologia) delle esecuzioni|ultime esecuzioni|run history|"
+    # A task by its name: "pause the 'daily-standup' task", «la configurazione del task 'report-settimanale'».
+    r"(?:task|job|attivita|promemoria) ['\"«]?[a-z0-9]+(?:-[a-z0-9]+)+|[a-z0-9]+(?:-[a-z0-9]+)+['\"»]? (?:task|job)"
 )
 # Something that runs on a period, which only an operation on it makes a recurring task: "run the
 # daily digest now", «lancia subito il riepilogo giornaliero» (not "write me a weekly report").
@@ -87,7 +94,10 @@ _RECURRING_VERBS = (
     ("history_recurring", whole(r"history|runs|when did|last run|cronologia|storico|esecuzioni|quando e")),
     (
         "show_recurring",
-        whole(r"show|details|detail|describe|mostra|dettagli|mostrami|prompt|(?:its|il suo) (?:schedule|orario)"),
+        whole(
+            r"show|details|detail|describe|mostra|dettagli|mostrami|prompt|(?:its|il suo) (?:schedule|orario)|"
+            r"fammi vedere|configurazione|configuration|settings|impostazioni"
+        ),
     ),
     ("list_recurring", whole(r"list|which|what|elenca|quali|quante|how many|lista")),
 )
@@ -132,6 +142,7 @@ _SHELL = re.compile(
     # A command with its options, wherever it stands: «puoi fare un ls -la nella root?».
     rf"\b(?:{_SHELL_COMMANDS}|{_SHELL_WORDS})\s+--?[a-z]"
 )
+_LS = re.compile(r"^\s*ls(?:\s+(?!-)[\w./~-]+)?\s*$")
 _SUBAGENT = whole(r"sub-?agents?|sotto-?agent[ei]|sub-?agent[ei]|sub agent[ei]|delegate|delega(?:re)?")
 _SKILL = re.compile(r"\bskills?\b")
 
@@ -162,9 +173,11 @@ def find(folded: str, extraction: P.Extraction, *, definition: bool) -> tuple[st
             return tool, "the agent's memory", 0.9
     if _TODO.search(folded) and not definition:
         return "todo_update", "the task list", 0.85
+    if _LS.match(folded):  # "ls docs": a folder listed, which needs no shell ("ls -la" and "run ls" do)
+        return "list_files", "a folder listed", 0.85
     if _SHELL.search(folded) and not definition:
         return "run_shell", "a shell command", 0.85
-    if _TIME.search(folded) and (not definition or _TIME_NOW.search(folded)):
+    if _TIME.search(folded) and (not definition or _TIME_NOW.search(folded)) and not _TIME_OF_EVENTS.search(folded):
         # Not "how do websites know what time zone I'm in?": a question about how, not about now.
         return "get_time", "a time or date question", 0.9
     if _arithmetic(folded, extraction):

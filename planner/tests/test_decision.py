@@ -164,6 +164,10 @@ def test_an_action_on_a_named_object_goes_to_the_tools_and_names_the_first(text,
         "ok, elimina quelli vuoti",
         "delete those old ones from the archive",
         "run the script again and check whether it passes now",
+        # what to look for, or where, is a pronoun
+        "search my files for it",
+        "fix the typo in there",
+        "correggi l'errore lì dentro",
     ],
 )
 def test_an_action_on_nothing_named_asks_one_short_question(text):
@@ -203,3 +207,31 @@ def test_a_name_the_last_results_gave_is_a_workspace_object():
     assert plain.route != "tools"
     earlier = decide(text, intent=intent, ranked=ranking(catalog(), text, intent), earlier=frozenset({"docs/CHANGES"}))
     assert (earlier.route, earlier.tool) == ("tools", "read_files") and "named earlier CHANGES" in earlier.evidence
+
+
+@pytest.mark.parametrize(
+    ("text", "tool"),
+    [
+        ("pause the 'nightly-backup' task for now", "toggle_recurring"),  # a task by its name
+        ("fammi vedere la configurazione del task 'resoconto-mensile'", "show_recurring"),
+        ("when did the 'weekly-digest' job last run?", "history_recurring"),
+        ("ls notes", "list_files"),  # a folder listed needs no shell
+        ("ls", "list_files"),
+        ("ls -la notes", "run_shell"),
+        ("run ls in the docs folder", "run_shell"),
+    ],
+)
+def test_named_tasks_and_plain_listings_go_to_their_tools(text, tool):
+    chosen = decision(text)
+    assert (chosen.route, chosen.tool) == ("tools", tool), chosen.to_trace()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "roughly what time does the sun set in summer in Norway?",  # when something happens, not now
+        "a che ora tramonta il sole a giugno?",
+    ],
+)
+def test_when_something_happens_is_not_a_clock_question(text):
+    assert decision(text).route == "direct", decision(text).to_trace()
