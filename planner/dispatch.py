@@ -4,6 +4,7 @@
     pre_fastpath (greetings and thanks, no model)
     → a follow-up resolved from the session (planner/followup.py: "do the same for c.md", "save
       that to b.md", "open the second one"), run as a plan with no model
+    → words to write and keep (planner/compose.py: "write a haiku and save it to a.txt")
     → the route decision (planner/decision.py): direct | ask | tools, from evidence in the request
     → tools: plan memory (L0 fastpath, then L1 autopath: a remembered plan, no model)
     → direct (one streamed model call), or the engine (propose, validate, execute) → recovery →
@@ -21,7 +22,7 @@ from billing.cost import format_usd
 from core.clock import monotonic_ms
 from core.events import bus
 from core.tokens import estimate as estimate_tokens
-from planner import direct, engine, followup, llm, memory, pre_fastpath, react
+from planner import compose, direct, engine, followup, llm, memory, pre_fastpath, react
 from planner.candidates import allowed, candidates_for, ranking
 from planner.catalog import Catalog, Executor, catalog
 from planner.decision import Decision, decide
@@ -68,6 +69,9 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
     if answered is not None:
         return _finish(turn, answered)
     inp = turn.inp  # a follow-up that could not run goes on as the request it stands for
+    kept = compose.run(inp, cat, turn.sink, turn.ids)  # "write a haiku and save it to F": words, then a write
+    if kept is not None:
+        return _finish(turn, kept)
 
     intent = extract(inp.text)
     ranked = ranking(cat, inp.text, intent)

@@ -1,0 +1,103 @@
+"""Write, then keep: "write a haiku about autumn and save it to poems/autumn.txt", «scrivimi una
+poesia sul mare e salvala in poesie/mare.txt», "make me a packing list for Lisbon and save it as
+travel/lisbon.md. Put a heading with 'Lisbon' at the top".
+
+The words are the direct route's: one model call, streamed as it writes, on the request without
+its last clause. Keeping them is a one-step plan, write_files with that answer at the path the
+request names, validated and run as any plan (an approval included). The model writes text, which
+even the small local one can do; it never plans the file, which it cannot (issue 17's "Done: wrote
+hiiuaiyut"). Only when the words alone go `direct`: "read a.md and save it to b.md" is the
+engine's."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from core.tokens import estimate as estimate_tokens
+from planner import direct, engine
+from planner import params as P
+from planner.candidates import allowed, ranking
+from planner.catalog import Catalog
+from planner.decision import decide
+from planner.intent import extract
+from planner.plan import parse
+from planner.route import ExplicitModelUnavailable, route, route_error
+from planner.turn import Sink, TurnInput, TurnOutcome
+from planner.validator import validate
+from routing.chain import NoRoute
+from routing.fingerprint import TurnNeeds
+
+_KEEP = re.compile(
+    r"^(?P<words>.{6,}?)[\s,;.]+(?:and(?: then)?|then|e(?: poi)?|ed|poi)\s+"
+    r"(?:(?:save|write|put|store|keep|salva|scrivi|metti|memorizza)(?:lo|la|li|le)?"
+    r"(?:\s+(?:it|that|them|this|the result|the text|the list|the answer))?|"
+    r"(?:me\s+)?(?:lo|la|li|le)\s+(?:salvi|scrivi|metti|memorizzi))\s+"
+    r"(?:(?:to|in|into|as|under|on|nel|nella|nello|in|su|come|dentro|a)\s+)?"
+    r"(?:(?:the|a|a new|il|un|nel|nuovo)\s+)?(?:file\s+)?(?:(?:called|named|chiamato)\s+)?"
+    r"[`'\"«]?(?P<path>[\w./~-]+?)[`'\"»]?"
+    r"(?:\s*[.?!]\s+(?P<more>[^.?!].*?))?\s*[.!?]*$",
+    re.IGNORECASE | re.S,
+)
+
+
+def split(text: str, workspace) -> tuple[str, str] | None:
+    """(what to write, the file to keep it in), or None: the request is not "write X and save it to
+    FILE", or FILE is not a file's path."""
+    match = _KEEP.match(text.strip())
+    if match is None:
+        return None
+    path = match.group("path")
+    typed = [v for v in P.extract(path, workspace).values if v.type == "path" and v.text == path]
+    if not typed or "." not in path.rsplit("/", 1)[-1] or path.startswith(("/", "~")) or ".." in path.split("/"):
+        return None
+    words = match.group("words").strip()
+    if match.group("more"):
+        words = f"{words}. {match.group('more').strip()}"
+    return words, path
+
+
+def run(inp: TurnInput, cat: Catalog, sink: Sink, ids: dict) -> TurnOutcome | None:
+    """The turn, when it asks to write something in words and keep it in a named file; None when
+    it does not (or the words alone are more than words: a file to read, a tool's own object)."""
+    found = split(inp.text, inp.workspace_path)
+    if found is None or "write_files" not in cat.executors:
+        return None
+    words, path = found
+    intent = extract(words)
+    if decide(words, intent=intent, ranked=ranking(cat, words, intent), workspace=inp.workspace_path).route != "direct":
+        return None
+    writes = allowed(inp, [cat.executors["write_files"]])
+    if not writes:
+        return None  # plan mode, or a profile without writes: the words alone, as direct would
+    asked = replace(inp, text=words)
+    needs = TurnNeeds(acts=False, estimated_tokens=estimate_tokens(words), text=words, workspace=inp.workspace)
+    try:
+        chosen = route(asked, needs, ids)
+    except (NoRoute, ExplicitModelUnavailable) as exc:
+        return route_error(exc)
+    written = direct.answer(asked, chosen, sink, ids)
+    if written.final_kind != "answer" or not written.text.strip():
+        return written
+    content = written.text.strip() + "\n"
+    plan = parse({"steps": [{"tool": "write_files", "args": {"path": path, "content": content}}], "final_message": ""})
+    problems = validate(plan, cat, allowed={writes[0].name}, request_text=inp.text, workspace=inp.workspace_path)
+    if any(p.blocking for p in problems):
+        return written  # the words stand; nothing is written where the request did not say
+    kept = engine.run_remembered(
+        replace(inp, text=f"save it to {path}"), plan=plan, layer="direct", catalog=cat, sink=sink, ids=ids
+    )
+    said = f"{written.text.rstrip()}\n\n{kept.text}".strip()
+    if kept.final_kind == "answer":
+        sink.on_delta(f"\n\n{kept.text}")
+    kept.trace["compose"] = {"words": words, "path": path}
+    return replace(
+        kept,
+        text=said,
+        layer="direct",
+        usage=written.usage,
+        cost_usd=written.cost_usd,
+        model_ms=written.model_ms,
+        model_calls=written.model_calls,
+        route=written.route,
+    )
