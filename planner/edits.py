@@ -10,8 +10,7 @@ model. The file is read here, and each edit must hold in it exactly, or there is
 - an item taken off a list: «ho finito i compiti di inglese, toglili da scuola/compiti.md» (the
   one item that holds the request's words).
 Each is an `edit_file` step, validated, approved and undone like any other. Read by the engine
-(a request that names its file) and by the follow-up layer (the file the last turn named:
-"change it to 9090")."""
+and by the follow-up layer (the last turn's file: "change it to 9090", "add my Kindle to it")."""
 
 from __future__ import annotations
 
@@ -371,5 +370,31 @@ def on_last_file(text: str, previous: dict, workspace: Path | None) -> tuple[str
         or _counted(text, content, "")
         or _retyped(text, content, about)
     )
+    if change is None and _items(content):  # "add my Kindle to it", «togli il latte dalla lista»
+        said = _on_the_list(text)
+        change = (_add_items(said, content, "") or _remove_item(said, content, "")) if said else None
     plan = step(named[0], change, text) if change else None
     return (named[0], plan) if plan else None
+
+
+# The list of the last turn: named by a pronoun ("to it", «alla lista», "from the list"), or not at
+# all when another item is added to it ("also add a hat", "add a charger too", «aggiungi anche X»).
+_IT = re.compile(
+    r"(?<=\s)(?P<prep>to|in|into|on|onto|from|off|a|al|alla|nella|nel|sulla|da|dalla|dal)\s+"
+    r"(?:(?:the|my|that|la|mia|quella)\s+)?(?:it|list|file|lista|elenco)\b",
+    re.IGNORECASE,
+)
+_ALSO = re.compile(
+    r"^(?:(?:and|e|ok|now|ora|poi)[\s,]+)*(?:(?:also|please also)\s+(?=add\b)|(?=add\b.*\s(?:too|as well)[.!]*$)|"
+    r"(?:aggiungi(?:ci)?)\s+anche\s+|aggiungici\s+)",
+    re.IGNORECASE,
+)
+
+
+def _on_the_list(text: str) -> str:
+    """The message with the list it means written as § (or "" when it means no list)."""
+    if _IT.search(text := text.strip().rstrip(".!")):
+        return _IT.sub(lambda m: f"{m.group('prep')} {_HERE}", text, count=1)
+    also = _ALSO.match(text)
+    rest = re.sub(r"^add\s+|\s+(?:too|as well)$", "", text[also.end() :], flags=re.IGNORECASE) if also else ""
+    return f"add {rest} to {_HERE}" if rest else ""

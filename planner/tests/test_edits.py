@@ -153,6 +153,28 @@ def test_a_follow_up_gives_a_new_value_to_the_line_the_last_request_found(files)
     assert added.plan.steps[0].args == {"path": "contatti.txt", "content": "Paolo Verdi - 339 4445566", "append": True}
 
 
+@pytest.mark.parametrize(
+    ("text", "new"),
+    [
+        ("add my Kindle to it", "- sunscreen\n- Kindle"),
+        ("add a hat and a scarf to the list", "- sunscreen\n- hat\n- scarf"),
+        ("also add a charger", "- sunscreen\n- charger"),
+        ("add sunglasses too", "- sunscreen\n- sunglasses"),
+        ("aggiungi anche il caricabatterie", "- sunscreen\n- caricabatterie"),
+        ("remove the sunscreen from the list", ""),
+    ],
+)
+def test_a_follow_up_adds_to_or_takes_off_the_list_the_last_turn_wrote(files, text, new):
+    found = followup.resolve(text, {"request": "make a packing list", "files": ["trip/packing.md"]}, files)
+    assert found.plan.steps[0].tool == "edit_file" and found.plan.steps[0].args["new"] == new
+
+
+@pytest.mark.parametrize("text", ["add 5 and 7", "what is on it?", "add it to notes.md"])
+def test_anything_else_after_a_list_is_not_an_item_for_it(files, text):
+    found = followup.resolve(text, {"request": "make a packing list", "files": ["trip/packing.md"]}, files)
+    assert found is None or found.plan is None or found.plan.steps[0].tool != "edit_file"
+
+
 def test_a_path_in_brackets_names_the_words_before_it_as_the_destination(files, cat):
     executor = cat.executors["edit_file"]
     args = {"path": "trip/packing.md", "old": "- sunscreen", "new": "- sunscreen\n- hat"}
