@@ -23,6 +23,7 @@ from planner.decision import decide
 from planner.intent import extract
 from planner.plan import parse
 from planner.route import ExplicitModelUnavailable, route, route_error
+from planner.text import language
 from planner.turn import Sink, TurnInput, TurnOutcome
 from planner.validator import validate
 from routing.chain import NoRoute
@@ -80,20 +81,27 @@ def run(inp: TurnInput, cat: Catalog, sink: Sink, ids: dict) -> TurnOutcome | No
     if written.final_kind != "answer" or not written.text.strip():
         return written
     content = written.text.strip() + "\n"
-    plan = parse({"steps": [{"tool": "write_files", "args": {"path": path, "content": content}}], "final_message": ""})
+    # The answer is the words and where they went, after an approval too (it replaces the turn's message).
+    kept_at = "Salvato in ${step1.path}." if language(inp.text) == "it" else "Saved to ${step1.path}."
+    said = f"{written.text.strip().replace('${', '$ {')}\n\n{kept_at}"
+    plan = parse(
+        {"steps": [{"tool": "write_files", "args": {"path": path, "content": content}}], "final_message": said}
+    )
     problems = validate(plan, cat, allowed={writes[0].name}, request_text=inp.text, workspace=inp.workspace_path)
     if any(p.blocking for p in problems):
         return written  # the words stand; nothing is written where the request did not say
     kept = engine.run_remembered(
         replace(inp, text=f"save it to {path}"), plan=plan, layer="direct", catalog=cat, sink=sink, ids=ids
     )
-    said = f"{written.text.rstrip()}\n\n{kept.text}".strip()
     if kept.final_kind == "answer":
-        sink.on_delta(f"\n\n{kept.text}")
+        sink.on_delta(
+            kept.text[len(written.text.strip()) :] if kept.text.startswith(written.text.strip()) else kept.text
+        )
+    else:
+        kept = replace(kept, text=f"{written.text.strip()}\n\n{kept.text}")  # the words, and the question
     kept.trace["compose"] = {"words": words, "path": path}
     return replace(
         kept,
-        text=said,
         layer="direct",
         usage=written.usage,
         cost_usd=written.cost_usd,
