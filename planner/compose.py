@@ -42,19 +42,47 @@ _KEEP = re.compile(
 )
 
 
+# "write a one-line birthday message into cards/sister.txt and sign it Tom", «scrivi una poesia sul
+# mare nel file poesie/mare.txt»: a piece of writing, named by its kind, into a file.
+_KINDS = (
+    r"poem|haiku|limerick|story|tale|message|note|e-?mail|letter|list|joke|song|paragraph|toast|speech|"
+    r"slogan|greeting|wish(?:es)?|card|recipe|description|bio|intro(?:duction)?|post|tweet|riddle|"
+    r"poesia|poesie|storia|racconto|favola|messaggio|nota|lettera|lista|elenco|barzelletta|canzone|"
+    r"paragrafo|brindisi|discorso|augurio|auguri|biglietto|ricetta|descrizione|presentazione|indovinello|frase"
+)
+_INTO = re.compile(
+    r"^(?P<head>(?:(?:please|per favore|can you|could you|puoi|potresti)\s+)?(?:write|compose|draft|scrivi|"
+    r"scrivimi|componi|prepara|preparami)\s+(?:me\s+)?(?:a|an|some|one|two|three|un|uno|una|due|tre)\b"
+    rf"[^'\"«`]{{0,80}}?\b(?:{_KINDS})\b[^'\"«`]{{0,80}}?)\s+"
+    r"(?:into|to|in|inside|nel|nella|nello|dentro|in un)\s+(?:(?:the|a|il|un)\s+)?(?:file\s+)?"
+    r"(?P<path>[\w./~-]+\.\w+)(?P<tail>(?:\s+(?:and|e)\s+[^'\"«`]{1,80})?)\s*[.!?]*$",
+    re.IGNORECASE | re.S,
+)
+
+
 def split(text: str, workspace) -> tuple[str, str] | None:
     """(what to write, the file to keep it in), or None: the request is not "write X and save it to
-    FILE", or FILE is not a file's path."""
+    FILE" or "write a poem … into FILE", or FILE is not a file's path."""
     match = _KEEP.match(text.strip())
     if match is None:
-        return None
-    path = match.group("path")
-    typed = [v for v in P.extract(path, workspace).values if v.type == "path" and v.text == path]
-    if not typed or "." not in path.rsplit("/", 1)[-1] or path.startswith(("/", "~")) or ".." in path.split("/"):
-        return None
+        into = _INTO.match(text.strip())
+        return _checked(f"{into['head']}{into['tail']}".strip(), into["path"], workspace) if into else None
     words = match.group("words").strip()
     if match.group("more"):
         words = f"{words}. {match.group('more').strip()}"
+    return _checked(words, match.group("path"), workspace)
+
+
+# Words about the workspace: "write a list of the files into files.txt" is not for the model to invent.
+_ABOUT_FILES = re.compile(r"\b(?:files?|folders?|director(?:y|ies)|documents|cartell[ae]|documenti)\b", re.IGNORECASE)
+
+
+def _checked(words: str, path: str, workspace) -> tuple[str, str] | None:
+    if _ABOUT_FILES.search(words):
+        return None
+    typed = [v for v in P.extract(path, workspace).values if v.type == "path" and v.text == path]
+    if not typed or "." not in path.rsplit("/", 1)[-1] or path.startswith(("/", "~")) or ".." in path.split("/"):
+        return None
     return words, path
 
 

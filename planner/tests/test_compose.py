@@ -25,6 +25,10 @@ from planner.turn import Sink, TurnInput
          "mi scrivi una mail al capo per chiedere ferie", "bozze/ferie.txt"),
         ("Make me a packing list and save it as travel/lisbon.md. Put a heading with 'Lisbon' at the top",
          "Make me a packing list. Put a heading with 'Lisbon' at the top", "travel/lisbon.md"),
+        # a piece of writing, named by its kind, into a file
+        ("write a one-line birthday message for her into cards/sister.txt and sign it Tom",
+         "write a one-line birthday message for her and sign it Tom", "cards/sister.txt"),
+        ("scrivi una poesia sul mare nel file poesie/mare.txt", "scrivi una poesia sul mare", "poesie/mare.txt"),
     ],
 )  # fmt: skip
 def test_words_and_the_file_to_keep_them_in_are_told_apart(text, words, path):
@@ -39,6 +43,9 @@ def test_words_and_the_file_to_keep_them_in_are_told_apart(text, words, path):
         "write a story and put it in ../outside.txt",  # outside the workspace
         "write a story and save it to /etc/motd.txt",
         "write a story and save it to the drafts folder",  # not a file
+        "write hello world to a.txt",  # the text itself, not a kind of writing
+        "write a list of the files into files.txt",  # about the workspace: not the model's to invent
+        "write a summary of notes.md into summary.md",
     ],
 )
 def test_anything_else_is_not_split(text):

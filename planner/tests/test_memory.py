@@ -269,7 +269,7 @@ def test_a_plan_with_text_the_request_never_gave_is_never_learned_even_after_app
         plan(("write_files", {"path": "poem.txt", "content": "Leaves fall softly"}), final="Saved ${step1.path}.")
     )
     inp = TurnInput(turn_id=str(uuid.uuid4()), session_id=str(uuid.uuid4()), user_id=1, workspace_path=workspace,
-                    text="write a haiku about autumn to poem.txt", permissions=WritesNeedApproval())  # fmt: skip
+                    text="write something nice about autumn in poem.txt", permissions=WritesNeedApproval())  # fmt: skip
     waiting = run_turn(inp)
     assert waiting.final_kind == "awaiting", (waiting.layer, waiting.trace)
     done = run_turn(replace(inp, stopped={**waiting.pending, "decision": "allow"}))
