@@ -377,7 +377,7 @@ def tokens(extraction: P.Extraction, workspace: Path | None = None) -> tuple[str
         resolved = [t for t in resolved if t != "v:compute"]
     resolved = [  # «guarda che ore sono», "check the time": a look at the clock is the clock
         t
-        for t, after in zip(resolved, [*resolved[1:], ""], strict=True)
+        for t, after in zip(resolved, [*resolved[1:], ""], strict=False)  # (a request of stop-words: none)
         if not (t in ("v:read", "v:show") and after in ("o:time", "o:date"))
     ]
     if {"v:list", "v:find", "v:count"} & set(resolved):  # listing, finding, counting: of files

@@ -333,3 +333,8 @@ def test_a_list_of_numbers_is_one_value_and_fills_a_plan_of_any_length():
     assert P.fill(slots, probe.extraction, learned.extraction.counts) == {"numbers_1": "[10, 20, 30, 40]"}
     assert spelled.rewrite("multiply 3, 4 and 5") == "multiply 3, 4 and 5"
     assert spelled.rewrite("read lines 3 and 5 of a.txt") == "read lines 3 and 5 of a.txt"
+
+
+@pytest.mark.parametrize("text", ["hi there!", "ok", "?", "", "the"])
+def test_a_request_of_stop_words_has_no_tokens_and_no_error(text):
+    assert canonical.of(text).tokens == ()
