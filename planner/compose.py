@@ -77,8 +77,15 @@ def split(text: str, workspace) -> tuple[str, str] | None:
 _ABOUT_FILES = re.compile(r"\b(?:files?|folders?|director(?:y|ies)|documents|cartell[ae]|documenti)\b", re.IGNORECASE)
 
 
+# Words that ask for a piece of writing: its kind, or a verb of writing ("run sleep 30 and then write
+# late.txt" asks for none).
+_WRITING = re.compile(
+    rf"\b(?:{_KINDS}|write|compose|draft|scrivi|scrivimi|scrivine|componi|componimi|inventa|inventami)\b", re.IGNORECASE
+)
+
+
 def _checked(words: str, path: str, workspace) -> tuple[str, str] | None:
-    if _ABOUT_FILES.search(words):
+    if _ABOUT_FILES.search(words) or not _WRITING.search(words):
         return None
     typed = [v for v in P.extract(path, workspace).values if v.type == "path" and v.text == path]
     if not typed or "." not in path.rsplit("/", 1)[-1] or path.startswith(("/", "~")) or ".." in path.split("/"):

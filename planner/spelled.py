@@ -3,12 +3,12 @@
 → "7 * 8", "5 ** 2"), the numbers of a statistic as one list ("the mean of 3, 4 and 5" → "the
 mean of [3, 4, 5]"), schedules in the schedule tool's spelling («ogni giorno alle 09:00» →
 "every day at 09:00"), a kind of file as its glob ("markdown files" → "*.md files"), a city in a
-time question as its time zone ("in Tokyo" → "in Asia/Tokyo"), and the fact
-after «ricorda che» as one quoted value. Plan memory (planner.canonical) extracts its values from
-this text, so a request in words is served by a plan learned from one in digits.
+time question as its time zone ("in Tokyo" → "in Asia/Tokyo"), and the fact after «ricorda che»
+as one quoted value. Plan memory (planner.canonical) extracts its values from this text, so a
+request in words is served by a plan learned from one in digits.
 
-Values the user typed (quoted text, paths, URLs, globs) are never rewritten: «'tre righe'» stays
-as written. The data is planner/canonical.yaml and planner/object_kinds.yaml."""
+Values the user typed (quoted text, paths, URLs, globs) are never rewritten («'tre righe'» stays).
+The data is planner/canonical.yaml and planner/object_kinds.yaml."""
 
 from __future__ import annotations
 
@@ -211,9 +211,8 @@ def _spell_operators(gap: str) -> str:
     return re.sub(r"(?<=\d) {2,}(?=[-+*/%])|(?<=[-+*/%]) {2,}(?=[\d-])", " ", gap)
 
 
-# "the mean of 3, 4 and 5", «la somma di 10, 20, 30 e 40»: the numbers one statistic is taken of, as
-# one list ("[3, 4, 5]"), so a plan learned for three numbers serves four (planner.expressions
-# writes "mean([3, 4, 5])"). A product is written with "*", and keeps its numbers one by one.
+# «la somma di 10, 20, 30 e 40»: a statistic's numbers as one list ("[10, 20, 30, 40]"; planner.expressions
+# writes "sum([…])"), so a plan learned for three numbers serves four; a product's stay apart ("*").
 _LISTED = r"-?\d+(?:\.\d+)?(?![\w/]|\.\w)"
 _LIST = re.compile(
     r"\b(?:mean|average|avg|media|median|mediana|sum|total|somma|totale|max|maximum|largest|biggest|highest"

@@ -44,6 +44,7 @@ def test_words_and_the_file_to_keep_them_in_are_told_apart(text, words, path):
         "write a story and save it to /etc/motd.txt",
         "write a story and save it to the drafts folder",  # not a file
         "write hello world to a.txt",  # the text itself, not a kind of writing
+        "run sleep 30 and then write late.txt",  # no piece of writing asked for
         "write a list of the files into files.txt",  # about the workspace: not the model's to invent
         "write a summary of notes.md into summary.md",
     ],
@@ -71,9 +72,10 @@ def test_the_model_writes_the_words_and_a_plan_keeps_them(planner_model, workspa
 @pytest.mark.django_db
 def test_a_request_to_read_and_save_is_the_engines(planner_model, workspace):
     (workspace / "a.md").write_text("hello\n")
-    assert compose.split("read a.md and save it to b.md", workspace) == ("read a.md", "b.md")
+    assert compose.split("read a.md and save it to b.md", workspace) is None  # no piece of writing asked for
+    assert compose.split("write a note about a.md and save it to b.md", workspace) is not None
     ids = {"turn_id": str(uuid.uuid4()), "session_id": str(uuid.uuid4()), "user_id": 1}
-    inp = TurnInput(**ids, text="read a.md and save it to b.md", workspace_path=workspace)
+    inp = TurnInput(**ids, text="write a note about a.md and save it to b.md", workspace_path=workspace)
     from planner.catalog import catalog
 
     assert compose.run(inp, catalog(), Sink(), ids) is None
