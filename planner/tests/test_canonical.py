@@ -289,6 +289,8 @@ def test_a_modifier_is_a_token_of_its_own(base, modified, modifier):
         ("what time is it in Berlin?", "is it late in Los Angeles right now?"),
         ("list the files in docs/", "browse src/"),
         ("move a.txt into old/", "stick b.txt in archive/"),
+        ("move a.txt into old/", "drag b.txt into archive/"),
+        ("create the folder foto/", "fammi una cartella progetti/"),
     ],
 )
 def test_lists_kinds_places_and_looks_share_one_key(learned, paraphrase):
