@@ -364,6 +364,10 @@ def tokens(extraction: P.Extraction, workspace: Path | None = None) -> tuple[str
             pairs_.append((token, word))
     slots = [t for t, _ in pairs_ if t.startswith("<")]
     resolved = _shown(_asked(pairs_, set(slots)), set(slots))
+    if "v:create" in resolved and {"<file>", "<quoted>"} <= set(slots):  # "create a.txt with 'hello'" writes it
+        resolved = ["v:write" if t == "v:create" else t for t in resolved]
+    if "p:end" in resolved and {"v:write", "f:append"} & set(resolved):  # writing at the end is appending
+        resolved = ["f:append" if t == "p:end" else t for t in resolved if t != "f:append"]
     if "f:append" in resolved and "v:write" not in resolved:  # appending is writing («add … to»)
         at = resolved.index("f:append") + 1
         resolved = [*resolved[:at], "v:write", *resolved[at:]]

@@ -291,6 +291,10 @@ def test_a_modifier_is_a_token_of_its_own(base, modified, modifier):
         ("move a.txt into old/", "stick b.txt in archive/"),
         ("move a.txt into old/", "drag b.txt into archive/"),
         ("create the folder foto/", "fammi una cartella progetti/"),
+        ("append 'milk' to a.txt", "put 'eggs' at the bottom of b.txt"),  # writing at the end is appending
+        ("append 'milk' to a.txt", "add the line 'eggs' to b.txt"),
+        ("write 'hello' to a.txt", "create b.txt with 'ciao'"),  # a file made with a text is written
+        ("scrivi 'ciao' in a.txt", "crea b.txt con scritto 'hello'"),
     ],
 )
 def test_lists_kinds_places_and_looks_share_one_key(learned, paraphrase):
@@ -305,6 +309,8 @@ def test_lists_kinds_places_and_looks_share_one_key(learned, paraphrase):
         ("aggiungi 'latte' in fondo a spesa.txt", "aggiungi 'latte' all'inizio di spesa.txt"),
         ("search for 'x' in src/", "search for 'x' in src/, case sensitive"),
         ("search for 'x' in src/ case-insensitive", "search for 'x' in src/, case sensitive"),
+        ("write 'x' at the top of a.txt", "write 'x' at the end of a.txt"),
+        ("write 'x' to a.txt", "create a.txt"),
         ("read the .env", "find all .env in config/"),  # "the .env" is a file
     ],
 )
