@@ -218,7 +218,7 @@ _LIST = re.compile(
     r"\b(?:mean|average|avg|media|median|mediana|sum|total|somma|totale|max|maximum|largest|biggest|highest"
     r"|massimo|min|minimum|smallest|lowest|minimo|greatest|piu grande|piu piccolo|maggiore|minore)\b"
     r"[^\d\[\]\n]{0,40}?(?<![\w./-])"
-    rf"({_LISTED}(?:(?:\s*,\s*(?:(?:and|e|ed)\s+)?|\s+(?:and|e|ed)\s+){_LISTED})+)",
+    rf"({_LISTED}(?:(?:\s*,\s*(?:(?:and|e|ed)\s+)?|\s+(?:and|e|ed)\s+|\s+){_LISTED})+)",
     re.IGNORECASE,
 )
 

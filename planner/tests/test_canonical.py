@@ -272,6 +272,7 @@ def test_a_modifier_is_a_token_of_its_own(base, modified, modifier):
     [
         ("media di 4, 8 e 15", "calcola la media tra 10, 20, 30 e 40"),  # a list, of any length
         ("the mean of 3, 4 and 5", "what's the average of 2, 4, 6, 8 and 10?"),
+        ("the mean of 3, 4 and 5", "compute the mean of 7 8 and 9"),
         ("qual è il massimo tra 12, 45 e 33?", "dammi il più grande fra 7, 3 e 19"),
         ("search *.py for 'def main'", "search rust files for 'unsafe'"),  # more kinds of file
         ("grep for 'password' in *.env files", "look for 'API_KEY' in all the env files"),
