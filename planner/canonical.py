@@ -64,7 +64,7 @@ _FOLDER_NAME = re.compile(
 )
 EXTRA_TYPES = (
     ("path", _FOLDER_NAME, "path"),
-    ("numbers", re.compile(r"\[-?\d+(?:\.\d+)?(?:, -?\d+(?:\.\d+)?)+\]"), "number"),  # planner.spelled's lists
+    ("numbers", re.compile(rf"\[{P.NUMBER}(?:, {P.NUMBER})+\]"), "number"),  # planner.spelled's lists
     ("schedule", re.compile(rf"\bevery (?:{_UNITS})\b(?: at {_CLOCK}(?![\w:]))?"), "datetime"),
     ("op", re.compile(r"(?<=[\d)]\s)(\*\*|[-+*/%^])(?=\s[-\d(])|(?<=[\d)])(\*\*|[-+*/%^])(?=[-\d(])"), "number"),
 )

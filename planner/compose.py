@@ -115,12 +115,12 @@ def run(inp: TurnInput, cat: Catalog, sink: Sink, ids: dict) -> TurnOutcome | No
     written = direct.answer(asked, chosen, sink, ids)
     if written.final_kind != "answer" or not written.text.strip():
         return written
-    content = written.text.strip() + "\n"
+    text = written.text.strip()
     # The answer is the words and where they went, after an approval too (it replaces the turn's message).
     kept_at = "Salvato in ${step1.path}." if language(inp.text) == "it" else "Saved to ${step1.path}."
-    said = f"{written.text.strip().replace('${', '$ {')}\n\n{kept_at}"
+    said = f"{text.replace('${', '$ {')}\n\n{kept_at}"
     plan = parse(
-        {"steps": [{"tool": "write_files", "args": {"path": path, "content": content}}], "final_message": said}
+        {"steps": [{"tool": "write_files", "args": {"path": path, "content": f"{text}\n"}}], "final_message": said}
     )
     problems = validate(plan, cat, allowed={writes[0].name}, request_text=inp.text, workspace=inp.workspace_path)
     if any(p.blocking for p in problems):
@@ -128,12 +128,10 @@ def run(inp: TurnInput, cat: Catalog, sink: Sink, ids: dict) -> TurnOutcome | No
     kept = engine.run_remembered(
         replace(inp, text=f"save it to {path}"), plan=plan, layer="direct", catalog=cat, sink=sink, ids=ids
     )
-    if kept.final_kind == "answer":
-        sink.on_delta(
-            kept.text[len(written.text.strip()) :] if kept.text.startswith(written.text.strip()) else kept.text
-        )
+    if kept.final_kind == "answer":  # the words went out as they were written: only where they went follows
+        sink.on_delta(kept.text.removeprefix(text))
     else:
-        kept = replace(kept, text=f"{written.text.strip()}\n\n{kept.text}")  # the words, and the question
+        kept = replace(kept, text=f"{text}\n\n{kept.text}")  # the words, and the question
     kept.trace["compose"] = {"words": words, "path": path}
     return replace(
         kept,

@@ -119,7 +119,7 @@ class Extraction:
         return hashlib.sha256(normalize(self.masked).encode()).hexdigest()
 
 
-_LISTED = r"-?\d+(?:\.\d+)?"
+NUMBER = r"-?\d+(?:\.\d+)?"  # a number as written: planner.spelled, planner.canonical
 
 
 def _number(text: str) -> int | float:
@@ -302,7 +302,7 @@ def parametrize(plan: dict, extraction: Extraction) -> tuple[dict, dict[str, dic
             if len(v.text) < 2 and v.type not in ("number", "op"):
                 continue
             if v.type == "numbers":  # a list as planner.spelled writes it: "[4,8, 15]" is "[4, 8, 15]"
-                out = re.sub(r"\[\s*-?\d[\d.,\s-]*\]", lambda m: "[" + ", ".join(re.findall(_LISTED, m[0])) + "]", out)
+                out = re.sub(r"\[\s*-?\d[\d.,\s-]*\]", lambda m: "[" + ", ".join(re.findall(NUMBER, m[0])) + "]", out)
             spots = _between_numbers(out, v.text) if v.type == "op" else _bounded(out, v.text)
             if not spots:
                 continue

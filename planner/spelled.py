@@ -213,7 +213,7 @@ def _spell_operators(gap: str) -> str:
 
 # «la somma di 10, 20, 30 e 40»: a statistic's numbers as one list ("[10, 20, 30, 40]"; planner.expressions
 # writes "sum([…])"), so a plan learned for three numbers serves four; a product's stay apart ("*").
-_LISTED = r"-?\d+(?:\.\d+)?(?![\w/]|\.\w)"
+_LISTED = rf"{_NUMBER}(?![\w/]|\.\w)"
 _LIST = re.compile(
     r"\b(?:mean|average|avg|media|median|mediana|sum|total|somma|totale|max|maximum|largest|biggest|highest"
     r"|massimo|min|minimum|smallest|lowest|minimo|greatest|piu grande|piu piccolo|maggiore|minore)\b"

@@ -65,6 +65,7 @@ def test_the_model_writes_the_words_and_a_plan_keeps_them(planner_model, workspa
     assert (workspace / "poems" / "autumn.txt").read_text() == "Red leaves drift down,\nthe old pond waits.\n"
     assert outcome.text.startswith("Red leaves drift down,") and "poems/autumn.txt" in outcome.text
     assert [s["tool"] for s in outcome.trace["memory_steps"]] == ["write_files"]
+    assert "".join(deltas).split() == outcome.text.split(), "the words stream once, then where they went"
     sent = planner_model.requests[0]["json"]["messages"][-1]["content"]
     assert "save it" not in str(sent) and "haiku" in str(sent), "the model sees the words to write, not the file"
 
