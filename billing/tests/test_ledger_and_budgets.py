@@ -21,6 +21,7 @@ from planner import llm
 from routing.models import Provider
 from routing.registry import current
 from tests.loopback import LoopbackProvider, Reply
+from tests.minutes import early_in_a_minute
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ROOT = Path(__file__).resolve().parents[2]
@@ -136,6 +137,7 @@ def test_a_budget_counter_lost_with_redis_restarts_from_the_ledger(openai, alice
 def test_rate_limits_refuse_with_retry_after(openai, alice):
     RateLimit.objects.create(scope="user", scope_id=str(alice.pk), rpm=2)
     openai.replies += [usage_reply(10, 10) for _ in range(3)]
+    early_in_a_minute()  # three calls in one minute's count
     results = [ask(alice) for _ in range(3)]
     assert [r.error is None for r in results] == [True, True, False]
     assert results[2].error.kind == "rate_limit" and 0 < results[2].error.retry_after_s <= 60

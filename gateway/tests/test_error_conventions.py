@@ -4,7 +4,6 @@ api.anthropic.com), a request id on every response, our own rate limits in each 
 and GET /v1/models/{id}. Against a live daphne; upstreams are loopback servers."""
 
 import json
-import time
 import uuid
 from datetime import timedelta
 
@@ -22,6 +21,7 @@ from gateway.shapes import SHAPES
 from gateway.tests.conftest import settled
 from routing.providers.base import ProviderError
 from tests.loopback import Reply
+from tests.minutes import early_in_a_minute
 
 pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]
 
@@ -50,12 +50,6 @@ def messages(gateway: str, raw_key: str | None, model: str = "gpt-5", **body) ->
 
 def user(name: str):
     return get_user_model().objects.create_user(username=name, password=f"pw-{name}-123456789")
-
-
-def early_in_a_minute() -> None:
-    """Rate limits count per calendar minute: a test that reads a count must not straddle two."""
-    if now().second > 50:
-        time.sleep(61 - now().second)
 
 
 def test_an_unknown_model_or_one_the_key_may_not_use_is_a_404_in_each_shapes_form(gateway, upstreams, key):

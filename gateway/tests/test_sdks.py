@@ -12,6 +12,7 @@ from billing.models import LedgerEntry
 from gateway import keys
 from gateway.tests.conftest import settled
 from tests.loopback import Reply
+from tests.minutes import early_in_a_minute
 
 pytestmark = [pytest.mark.live, pytest.mark.django_db(transaction=True)]
 
@@ -120,6 +121,7 @@ def test_rate_limits_and_budgets_use_the_shapes_error_types(gateway, upstreams):
     user = get_user_model().objects.create_user(username="ops", password="pw-ops-123456789")
     limited = keys.issue(name="ci", user=user, rpm=1)
     oa.replies += [openai_reply("one")]
+    early_in_a_minute()  # both calls in one minute's count
     client = openai.OpenAI(base_url=f"{gateway}/v1", api_key=limited.raw, max_retries=0)
     client.chat.completions.create(model="gpt-5", messages=[{"role": "user", "content": "hi"}])
     with pytest.raises(openai.RateLimitError) as caught:

@@ -23,6 +23,7 @@ from core.clock import now
 from gateway import keys
 from tests.e2e.client import ChatClient, run_turn
 from tests.loopback import plan
+from tests.minutes import early_in_a_minute
 from tests.replicas import checks
 from tests.replicas.cluster import PeakConnections, connect_args, wait_for
 
@@ -30,14 +31,6 @@ pytestmark = [pytest.mark.live, pytest.mark.slow, pytest.mark.django_db(transact
 PASSWORD = "a-long-test-password"
 RECEIVED = re.compile(r"Task agents\.tasks\.run_turn\[[0-9a-f-]+\] received")
 POOL_MAX = 4  # METNOS_DB_POOL_MAX of every process in the cluster (conftest.cluster_env)
-
-
-def early_in_a_minute(needed_s: float) -> None:
-    """Rate limits count per calendar minute: start a burst with `needed_s` of the minute left."""
-    moment = now()
-    second = moment.second + moment.microsecond / 1e6
-    if second > 60 - needed_s:
-        time.sleep(60.2 - second)
 
 
 def test_an_rpm_limit_of_60_holds_across_both_web_processes(healed, upstream, alice):
