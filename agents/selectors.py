@@ -173,7 +173,8 @@ PLAN_LOOKBACK = 5
 
 def previous_facts(*, turn: Turn) -> dict:
     """What the session's last answered turns before `turn` left for follow-ups (planner.followup):
-    the last one's request and answer ("save that"; a thanks in between does not count), and the
+    the last one's request and answer ("save that"; a thanks in between does not count), the
+    answers before it, newest first ("save these two totals to a.txt"), and the
     facts the last plan recorded (the plan, its last listing, the files it named, its scratchpad
     entries) with that turn's request and id, even when a turn answered in words came between
     ("read a.md", "thanks!", "do the same for b.md")."""
@@ -190,7 +191,9 @@ def previous_facts(*, turn: Turn) -> dict:
     said = {(turn_id, role): text for turn_id, role, text in rows}
     # A greeting or a thanks is not what "save that" means.
     last = next((t for t in recent if t.layer != "pre_fastpath"), recent[0])
-    previous = {"request": said.get((last.id, "user"), ""), "answer": said.get((last.id, "assistant"), "")}
+    answers = [said.get((t.id, "assistant"), "") for t in recent if t.layer != "pre_fastpath"]
+    previous = {"request": said.get((last.id, "user"), ""), "answer": said.get((last.id, "assistant"), ""),
+                "answers": answers}  # fmt: skip
     planned = next((t for t in recent if (t.trace or {}).get("facts")), None)
     if planned is None:
         return previous

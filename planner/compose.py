@@ -30,7 +30,8 @@ from routing.chain import NoRoute
 from routing.fingerprint import TurnNeeds
 
 _KEEP = re.compile(
-    r"^(?P<words>.{6,}?)[\s,;.]+(?:and(?: then)?|then|e(?: poi)?|ed|poi)\s+"
+    # "… and save it to FILE", or a sentence of its own: «Mi scriveresti una email …? Salvala in FILE»
+    r"^(?P<words>.{6,}?)(?:[\s,;.]+(?:and(?: then)?|then|e(?: poi)?|ed|poi)\s+|\s*[.?!]+\s+)"
     r"(?:(?:save|write|put|store|keep|salva|scrivi|metti|memorizza)(?:lo|la|li|le)?"
     r"(?:\s+(?:it|that|them|this|the result|the text|the list|the answer))?|"
     r"(?:me\s+)?(?:lo|la|li|le)\s+(?:salvi|scrivi|metti|memorizzi))\s+"

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from planner import answers, copies, edits, object_kinds, rebind, spelled, tables, where
+from planner import answers, copies, edits, named_answers, object_kinds, rebind, spelled, tables, where
 from planner import params as P
 from planner.plan import Plan, PlanError, of_steps, parse
 from planner.text import fold, whole
@@ -75,7 +75,8 @@ def resolve(text: str, previous: dict, workspace=None) -> Resolved | None:
     if len(folded.split()) > 14:
         return None  # a request of its own, however it starts
     for attempt in (
-        _more, _previous_answer, _ordinal, _pronoun, _where, _append_here, _lines, _edit_last, _table, _same_plan
+        _more, _previous_answer, _named_answers, _ordinal, _pronoun, _where, _append_here, _lines, _edit_last,
+        _table, _same_plan,
     ):  # fmt: skip
         found = attempt(text, folded, previous, workspace)
         if found is not None:
@@ -173,6 +174,12 @@ def _previous_answer(text: str, folded: str, previous: dict, workspace) -> Resol
 def _read_one_file(previous: dict) -> bool:
     steps = (previous.get("plan") or {}).get("steps") or []
     return len(steps) == 1 and steps[0].get("tool") == "read_files" and len(previous.get("files") or []) == 1
+
+
+def _named_answers(text: str, folded: str, previous: dict, workspace) -> Resolved | None:
+    """«salvami gli ingredienti in lista.txt», "write these results to r.txt" (planner.named_answers)."""
+    found = named_answers.plan_for(text, folded, previous, workspace)
+    return Resolved("previous_answer", found[0], text, found[1]) if found else None
 
 
 def _ordinal(text: str, folded: str, previous: dict, workspace) -> Resolved | None:

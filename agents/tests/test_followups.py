@@ -76,3 +76,15 @@ def test_a_turn_answered_in_words_in_between_does_not_hide_the_last_plan(session
     turn, answer = say(session, "now save that to saved.md")
     root = services.workspace_path(session.workspace)
     assert turn.layer == "followup" and (root / "saved.md").read_text().strip() == "call mom", "not the thanks"
+
+
+def test_the_last_results_named_by_a_noun_are_kept_in_a_file(session, local_model):
+    root = services.workspace_path(session.workspace)
+    _, first = say(session, "what is 17 * 23?")
+    _, second = say(session, "what is 100 / 4?")
+    assert "391" in first and "25" in second
+    turn, _ = say(session, "save these two results to results.txt")
+    assert (turn.layer, turn.model_calls) == ("followup", 0), turn.trace
+    assert turn.trace["followup"]["evidence"] == "the last 2 answers"
+    kept = (root / "results.txt").read_text()
+    assert kept.index("391") < kept.index("25")  # in the order they were given

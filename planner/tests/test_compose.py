@@ -29,6 +29,10 @@ from planner.turn import Sink, TurnInput
         ("write a one-line birthday message for her into cards/sister.txt and sign it Tom",
          "write a one-line birthday message for her and sign it Tom", "cards/sister.txt"),
         ("scrivi una poesia sul mare nel file poesie/mare.txt", "scrivi una poesia sul mare", "poesie/mare.txt"),
+        # the keeping as a sentence of its own
+        ("Mi scriveresti una breve email alla dott.ssa Conti per un giorno di ferie? Salvala in bozze/ferie.txt",
+         "Mi scriveresti una breve email alla dott.ssa Conti per un giorno di ferie", "bozze/ferie.txt"),
+        ("Write a haiku about rain. Save it to poems/rain.txt", "Write a haiku about rain", "poems/rain.txt"),
     ],
 )  # fmt: skip
 def test_words_and_the_file_to_keep_them_in_are_told_apart(text, words, path):
@@ -47,6 +51,7 @@ def test_words_and_the_file_to_keep_them_in_are_told_apart(text, words, path):
         "run sleep 30 and then write late.txt",  # no piece of writing asked for
         "write a list of the files into files.txt",  # about the workspace: not the model's to invent
         "write a summary of notes.md into summary.md",
+        "Read a.md. Save it to b.md",  # nothing to write in words
     ],
 )
 def test_anything_else_is_not_split(text):
