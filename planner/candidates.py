@@ -31,8 +31,9 @@ def candidates_for(
     comes back with its call."""
     tool_request = decision.route == "tools"
     intent_call = None
-    if tool_request and not intent.confident and not inp.model:
-        # Tools fit but no verb was recognised: the fast tier names it, then the ranking is redone.
+    if tool_request and not intent.confident and not inp.model and not (decision.tool and decision.sure):
+        # Tools fit but no verb was recognised, nor a tool by sure evidence ("dove sono le mie fatture?"
+        # is find_files by the names): the fast tier names the intent, then the ranking is redone.
         fast = current().get(settings.METNOS_FILLER_MODEL)
         if fast is not None and fast.configured:
             intent, intent_call = ask_model(inp.text, intent, fast, ids=ids, user_id=inp.user_id)

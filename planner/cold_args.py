@@ -78,6 +78,8 @@ def _pattern(req: Request) -> Option | None:
 def _name_glob(req: Request) -> Option | None:
     """A glob written out or given in words, or, for files found by their names, *name*."""
     globs = req.of_format("glob")
+    if not globs and req.shared:  # «trovami le fatture»: the files whose names hold the word
+        return Option(f"*{req.shared[1]}*", frozenset({f"shared:{req.shared[0]}"}))
     if globs or not terms.BY_NAME.search(req.folded):
         return one(globs)
     return one([Option(f"*{v.text}*", frozenset({v.name})) for v in req.values if v.type in ("quoted", "identifier")])

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from planner import object_kinds, terms
+from planner import name_share, object_kinds, terms
 from planner import params as P
 from planner.expressions import OPERATIONS
 from planner.text import fold, stems, words
@@ -57,6 +57,8 @@ class Request:
     fresh: tuple[str, ...] = ()
     # A bare word to search for: "cerca Giulia in contatti.txt", «quali file hanno scritto bozza?».
     term: str | None = None
+    # A word the names of some files share, in a request that names nothing else: «trovami le fatture» (word, name).
+    shared: tuple[str, str] | None = None
 
     @property
     def unexplained(self) -> set[str]:
@@ -67,6 +69,7 @@ class Request:
         tokens = {t for t in P.signature(masked) if ":" not in t and not t.startswith("<") and t != "not"}
         spoken = [w for d in self.derived for w in words(d.phrase)] + [w for w, _ in self.named] + list(self.fresh)
         spoken += [fold(self.term)] if self.term else []
+        spoken += [self.shared[0]] if self.shared else []
         return tokens - _KNOWN_STEMS - {min(stems(w)) for w in spoken if stems(w)}
 
     @property
@@ -77,6 +80,7 @@ class Request:
             | {f"named:{w}" for w, _ in self.named}
             | {f"fresh:{w}" for w in self.fresh}
             | ({f"term:{self.term}"} if self.term else set())
+            | ({f"shared:{self.shared[0]}"} if self.shared else set())
         )
 
     def of(self, kind: str) -> list[P.Value]:
@@ -181,7 +185,9 @@ def request_of(text: str, workspace: Path | None) -> Request:
     named_ = tuple(dict.fromkeys(named))
     # «in quali ricette della cartella ricette»: the same name twice is one value
     values = tuple({(v.type, fold(v.text).rstrip("/")): v for v in reversed(found.values)}.values())[::-1]
-    return Request(unquoted, fold(unquoted), values, derived, workspace, found.masked, named_, fresh, term)
+    nothing_else = not (values or derived or named_ or fresh or term)
+    shared = name_share.shared(fold(unquoted), workspace) if nothing_else else None
+    return Request(unquoted, fold(unquoted), values, derived, workspace, found.masked, named_, fresh, term, shared)
 
 
 # Right after a new folder's name, the folder it goes in: «una cartella gamma dentro progetti».

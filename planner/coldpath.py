@@ -102,7 +102,7 @@ def plan_for(text: str, *, candidates: list[Executor], workspace: Path | None) -
     if _NOT_AN_ORDER.search(req.folded) or req.unexplained:
         return None
     intent = extract(_unnamed(req))
-    if req.term and not intent.verbs:  # «quali file hanno ancora scritto bozza?»: a search
+    if (req.term or req.shared) and not intent.verbs:  # «quali file hanno ancora scritto bozza?», «dove ho le fatture?»
         intent = replace(intent, verb="find", verbs=("find",))
     if not intent.verbs:  # "what's in tests?": a phrase the canonical form knows (planner/canonical.yaml)
         asked = tuple(dict.fromkeys(t[2:] for t in canonical.of(text, workspace).tokens if t.startswith("v:")))

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from planner import missing, object_kinds, own_objects, terms
+from planner import missing, name_share, object_kinds, own_objects, terms
 from planner import params as P
 from planner.intent import Intent
 from planner.prefilter import Candidate
@@ -140,6 +140,8 @@ def decide(
     if found:
         evidence, confidence = found
         return Decision("tools", tuple(evidence), confidence, _file_tool(folded, extraction, ranked, workspace))
+    if not _DEFINITION.search(folded) and (named := name_share.shared(folded, workspace)):
+        return Decision("tools", (f"file names with {named[1]}",), 0.85, "find_files")  # «trovami le fatture»
     # Not "how do I rename a file?": a question about how, not an action.
     if missing.missing_object(folded, inline=inline is not None) and not _DEFINITION.search(folded):
         return Decision("ask", ("action without an object",), 0.8, question=missing.question(text))

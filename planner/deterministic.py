@@ -5,7 +5,7 @@ with a local model, numbers computed from a file and a question answered with th
 
 from __future__ import annotations
 
-from planner import batch, coldpath, copies, edits, facts, lookup, tables
+from planner import batch, coldpath, copies, dated, edits, facts, lookup, tables
 from planner.catalog import Executor
 from planner.plan import Plan
 from planner.turn import TurnInput
@@ -25,6 +25,7 @@ def plan_for(
     return (
         coldpath.plan_for(inp.text, candidates=allowed, workspace=at)
         or facts.plan_for(inp.text, tools=tools)
+        or dated.plan_for(inp.text, tools=tools, workspace=at)
         or edits.plan_for(inp.text, tools=tools, workspace=at)
         or copies.plan_for(inp.text, tools=tools, workspace=at)
         or batch.plan_for(inp.text, tools=tools, workspace=at)

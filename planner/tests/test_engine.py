@@ -8,7 +8,11 @@ from dataclasses import replace
 import pytest
 
 from core.models import TraceEvent
+from planner.candidates import candidates_for, ranking
+from planner.catalog import catalog
+from planner.decision import Decision
 from planner.dispatch import run_turn
+from planner.intent import extract
 from planner.models import Gap
 from planner.turn import Sink, TurnInput
 from routing.models import ChatModel
@@ -130,14 +134,25 @@ def test_a_plan_that_asks_a_question_ends_as_ask_and_waits(planner_model, worksp
     assert outcome.pending["kind"] == "ask" and outcome.pending["request"] == "read the file"
 
 
-def test_without_a_recognised_verb_the_fast_tier_names_the_intent_first(planner_model, workspace):
-    planner_model.replies.append(completion('{"verb": "read", "object": "lines"}'))
-    # the request then types every argument: the cold path plans it, with no proposer call
+def test_without_a_recognised_verb_sure_evidence_for_a_tool_needs_no_intent_call(planner_model, workspace):
+    # the path names read_files for sure, and the request types every argument: the cold path plans it
     outcome, _ = turn(workspace, "notes/a.md, last 2 lines please")
-    assert (outcome.final_kind, outcome.text, outcome.model_calls) == ("answer", "line 3\nline 4", 1)
+    assert (outcome.final_kind, outcome.text, outcome.model_calls) == ("answer", "line 3\nline 4", 0)
+    assert "intent_from_model" not in outcome.trace and not planner_model.requests
+
+
+def test_without_a_recognised_verb_or_a_tool_the_fast_tier_names_the_intent_first(planner_model, workspace):
+    planner_model.replies.append(completion('{"verb": "read", "object": "lines"}'))
+    text = "notes/a.md, last 2 lines please"
+    inp = TurnInput(turn_id=str(uuid.uuid4()), session_id=str(uuid.uuid4()), user_id=1, text=text,
+                    workspace_path=workspace, actor="alice")  # fmt: skip
+    intent = extract(text)
+    unsure = Decision("tools", ("path notes/a.md",), 0.5, None)
+    tools, named, call = candidates_for(inp, catalog(), intent, {}, ranking(catalog(), text, intent), unsure)
+    assert call is not None and call.ok and named.verb == "read"
     asked = planner_model.requests[0]["json"]["response_format"]["schema"]["properties"]["verb"]["enum"]
     assert "read" in asked and "none" in asked, "the verb comes from a closed list"
-    assert outcome.trace["intent"]["verb"] == "read" and outcome.trace["intent_from_model"]["ok"]
+    assert tools[0].name == "read_files"
 
 
 def test_a_garbled_intent_reply_keeps_the_deterministic_intent(planner_model, workspace):
