@@ -32,6 +32,8 @@ from planner.plan import Plan, parse
 from planner.prefilter import OBJECT_NAMES
 from planner.proposer import MAX_CANDIDATES
 
+# Showing files of a kind is naming them ("show me my pdfs"); reading them is another matter.
+_SHOWING = re.compile(r"\b(?:show|display|see|mostra|mostrami|fammi vedere|vedere)\b")
 # Words that make a request about doing, not a request to do ("how do I read a.md?"), or undo it.
 _NOT_AN_ORDER = re.compile(
     r"\b(?:not|no|never|dont|don't|without|non|mai|senza|how do|how to|how can|how would|explain|spiega|"
@@ -102,7 +104,10 @@ def plan_for(text: str, *, candidates: list[Executor], workspace: Path | None) -
     if _NOT_AN_ORDER.search(req.folded) or req.unexplained:
         return None
     intent = extract(_unnamed(req))
-    if (req.term or req.shared) and not intent.verbs:  # «quali file hanno ancora scritto bozza?», «dove ho le fatture?»
+    kinds = bool(req.derived) and all(d.kind == "glob" for d in req.derived) and not req.values
+    if (req.term or req.shared or kinds) and not intent.verbs:  # «quali file hanno scritto bozza?», «quali csv ho?»
+        intent = replace(intent, verb="find", verbs=("find",))
+    if kinds and intent.verbs == ("read",) and _SHOWING.search(req.folded):  # "show me my pdfs": which ones
         intent = replace(intent, verb="find", verbs=("find",))
     if not intent.verbs:  # "what's in tests?": a phrase the canonical form knows (planner/canonical.yaml)
         asked = tuple(dict.fromkeys(t[2:] for t in canonical.of(text, workspace).tokens if t.startswith("v:")))

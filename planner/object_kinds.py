@@ -50,6 +50,10 @@ def _kinds() -> _Kinds:
     )
 
 
+# Kinds whose name alone, in the plural, means files of that kind ("the logs" may be a folder).
+_BARE_KINDS = frozenset("pdf csv tsv json xml yaml png jpg jpeg gif svg docx xlsx pptx mp3 mp4 ipynb html".split())
+_PLURAL_EN = r"(?:my|our|the|all(?: (?:the|my|our))?|which|what|any|some|how many)"
+_PLURAL_IT = r"(?:i miei|i nostri|tutti i|quali|quanti|che|i|dei|gli)"
 _PLACE_AFTER = re.compile(r"\s+(?:in|inside|under|within|nel|nella|nello|nei|dentro|sotto)\s+(?!(?:it|there|here)\b)\w")
 
 
@@ -70,6 +74,10 @@ def derived(text: str) -> list[Derived]:
         match = re.search(pattern, folded)
         if match:
             found.append((match.start(), Derived("glob", match.group(0), glob)))
+        # "my pdfs", «quali csv ho?», «tutti i pdf»: a kind of file in the plural, with no file noun
+        bare = re.search(rf"(?<![\w.*])(?:{_PLURAL_EN}\s+{w}s|{_PLURAL_IT}\s+{w})(?![\w.])", folded)
+        if match is None and bare and word in _BARE_KINDS:
+            found.append((bare.start(), Derived("glob", bare.group(0), glob)))
     for phrase in kinds.root_phrases:
         match = _whole(phrase, folded)
         if match and not _PLACE_AFTER.match(folded, match.end()):  # "my files in notes/": notes/
