@@ -87,7 +87,7 @@ def missing_object(folded: str, *, inline: bool = False) -> bool:
     tokens = folded.split()
     if not tokens or len(tokens) > 12:
         return False
-    if _CLITIC_ACTION.search(folded):
+    if _CLITIC_ACTION.search(folded) or (not inline and _ON_A_THING.match(folded)):
         return True
     first = _FIRST_WORD.match(folded)
     if first and len(tokens) <= 4 and not inline and _acting(first.group(1), clitic=True):
@@ -104,6 +104,15 @@ def missing_object(folded: str, *, inline: bool = False) -> bool:
     )
 
 
+# An action on the user's files whose object is only a common noun: "delete the report", «rinomina il
+# vecchio report», "fix the bug in the script" (the route decision found no file by that name).
+_ON_A_THING = re.compile(
+    _LEAD + r"(?:please |can you |could you |puoi |potresti |mi )?"
+    r"(?:delete|remove|erase|rename|move|open|read|edit|update|fix|append|copy|compress|archive|"
+    r"cancella|elimina|rimuovi|rinomina|sposta|apri|leggi|modifica|aggiorna|correggi|copia|comprimi|archivia)\s+"
+    r"(?:the|my|our|that|this|la|il|lo|l'|i|gli|le|mia|mio|miei|mie|quel|quella|quelle|quei)\s*"
+    r"[a-z']+(?:\s+[a-z']+){0,5}\s*[.!?]*$"
+)
 _FIRST_WORD = re.compile(r"^(?:(?:e|ora|adesso|poi|ok|allora|and|now|then|please|bene|perfetto)[\s,]+)*([a-z]{3,})\b")
 # The intent verbs that act on an object (planner/canonical.yaml): telling and computing do not.
 _ACTING = frozenset(

@@ -168,6 +168,13 @@ def test_an_action_on_a_named_object_goes_to_the_tools_and_names_the_first(text,
         "search my files for it",
         "fix the typo in there",
         "correggi l'errore lì dentro",
+        # an action on the user's files whose object is only a common noun (no file by that name)
+        "delete the report",
+        "rename the draft to final",
+        "cancella la bozza",
+        "rinomina il vecchio report",
+        "can you fix the bug in the script?",
+        "leggi l'ultimo file",
     ],
 )
 def test_an_action_on_nothing_named_asks_one_short_question(text):
@@ -235,3 +242,21 @@ def test_named_tasks_and_plain_listings_go_to_their_tools(text, tool):
 )
 def test_when_something_happens_is_not_a_clock_question(text):
     assert decision(text).route == "direct", decision(text).to_trace()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "fix the typos: Teh quick borwn fox",  # the text to work on follows the colon
+        "correggi la grammatica: se avrei saputo che venivi",
+        "write the introduction for my essay",  # writing is not an action on a file
+    ],
+)
+def test_a_text_given_inline_or_a_piece_of_writing_is_not_a_missing_file(text):
+    assert decision(text).route == "direct"
+
+
+def test_a_common_noun_that_names_files_is_not_missing(tmp_path):
+    (tmp_path / "report-2024.md").write_text("x")
+    (tmp_path / "report-2025.md").write_text("y")
+    assert decision("where are my reports?", tmp_path).route == "tools"
