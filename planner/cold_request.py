@@ -69,7 +69,7 @@ class Request:
         tokens = {t for t in P.signature(masked) if ":" not in t and not t.startswith("<") and t != "not"}
         spoken = [w for d in self.derived for w in words(d.phrase)] + [w for w, _ in self.named] + list(self.fresh)
         spoken += [fold(self.term)] if self.term else []
-        spoken += [self.shared[0]] if self.shared else []
+        spoken += self.shared[0].split() if self.shared else []
         return tokens - _KNOWN_STEMS - {min(stems(w)) for w in spoken if stems(w)}
 
     @property

@@ -107,7 +107,7 @@ def plan_for(text: str, *, candidates: list[Executor], workspace: Path | None) -
     kinds = bool(req.derived) and all(d.kind == "glob" for d in req.derived) and not req.values
     if (req.term or req.shared or kinds) and not intent.verbs:  # «quali file hanno scritto bozza?», «quali csv ho?»
         intent = replace(intent, verb="find", verbs=("find",))
-    if kinds and intent.verbs == ("read",) and _SHOWING.search(req.folded):  # "show me my pdfs": which ones
+    if (kinds or req.shared) and intent.verbs == ("read",) and _SHOWING.search(req.folded):  # "show me my pdfs"
         intent = replace(intent, verb="find", verbs=("find",))
     if not intent.verbs:  # "what's in tests?": a phrase the canonical form knows (planner/canonical.yaml)
         asked = tuple(dict.fromkeys(t[2:] for t in canonical.of(text, workspace).tokens if t.startswith("v:")))

@@ -30,9 +30,8 @@ def shared(folded: str, workspace: Path | None) -> tuple[str, str] | None:
     """(the word, the name the workspace's files share with it), or None."""
     if workspace is None or not _LOOKING.search(folded):
         return None
-    names = _names(workspace)
-    if not names:
-        return None
+    files = _names(workspace)
+    names = {t for name in files for t in name}
     found: dict[str, set[str]] = {}
     for word in content_words(folded):
         mine = set(stems(word))
@@ -40,22 +39,30 @@ def shared(folded: str, workspace: Path | None) -> tuple[str, str] | None:
             continue
         if tokens := {t for t in names if mine & set(stems(t))}:
             found[word] = tokens
-    if len(found) != 1:
+    if not found or any(len(tokens) != 1 for tokens in found.values()):
         return None
-    word, tokens = next(iter(found.items()))
-    return (word, next(iter(tokens))) if len(tokens) == 1 else None
+    if len(found) == 1:
+        word, tokens = next(iter(found.items()))
+        return word, next(iter(tokens))
+    # "the beach photos" beside photo-beach.jpg: the names that hold every word, in their order there
+    wanted = {next(iter(tokens)) for tokens in found.values()}
+    holding = [name for name in files if wanted <= set(name)]
+    if not holding:
+        return None
+    ordered = sorted(wanted, key=holding[0].index)
+    return " ".join(found), "*".join(ordered)
 
 
-def _names(workspace: Path) -> set[str]:
-    """The words of the workspace's file names (fattura-2024-01.txt: fattura), hidden ones aside."""
-    out: set[str] = set()
+def _names(workspace: Path) -> list[tuple[str, ...]]:
+    """The words of each file name in the workspace (fattura-2024-01.txt: fattura), hidden ones aside."""
+    out: list[tuple[str, ...]] = []
     try:
         for count, path in enumerate(workspace.rglob("*")):
             if count >= MAX_ENTRIES:
                 break
             parts = path.relative_to(workspace).parts
             if not any(p.startswith(".") for p in parts) and path.is_file():
-                out |= {t for t in re.findall(r"[a-z]+", fold(path.stem)) if len(t) >= 4}
+                out.append(tuple(t for t in re.findall(r"[a-z]+", fold(path.stem)) if len(t) >= 4))
     except OSError:
-        return set()
+        return []
     return out

@@ -34,8 +34,10 @@ def papers(tmp_path):
         ("quali fatture ho?", ("fatture", "fattura")),
         ("where are my invoices?", ("invoices", "invoice")),
         ("find the photos", ("photos", "photo")),
-        # two words that each name files, a word no file shares, a hidden file, no looking
-        ("show me the beach photos", None),
+        # two words that name one file, in the order its name has them
+        ("show me the beach photos", ("beach photos", "photo*beach")),
+        # two words no one name holds, a word no file shares, a hidden file, no looking
+        ("find the invoice photos", None),
         ("find my receipts", None),
         ("where are my contracts?", None),
         ("write a poem about invoices", None),
@@ -62,3 +64,13 @@ def test_the_word_is_evidence_of_the_users_files_and_they_are_found_by_the_name(
 def test_a_definition_or_an_empty_workspace_stays_in_words(tmp_path, text):
     intent = extract(text)
     assert decide(text, intent=intent, ranked=ranking(catalog(), text, intent), workspace=tmp_path).route == "direct"
+
+
+def test_two_words_one_name_holds_are_found_in_its_order(papers):
+    text = "show me the beach photos"
+    intent = extract(text)
+    chosen = decide(text, intent=intent, ranked=ranking(catalog(), text, intent), workspace=papers)
+    assert (chosen.route, chosen.tool) == ("tools", "find_files")
+    candidates = [catalog().executors[n] for n in ("find_files", "read_files", "list_files")]
+    plan = plan_for(text, candidates=candidates, workspace=papers)
+    assert [(s.tool, s.args) for s in plan.steps] == [("find_files", {"pattern": "*photo*beach*"})]
