@@ -2,7 +2,8 @@
 apology, a refusal, a terminator's or a tool's phrasing ("I could not do this", "0 result(s):"),
 the model speaking as someone else ("User:", "As a chef, I"), talk of the earlier tool work in an
 answer about something else (a tool's name, the form of a history note), text copied from an
-earlier answer in the history, or nothing at all.
+earlier answer in the history, an answer in another language than a prompt plainly in English or
+Italian, or nothing at all.
 
 A fixed set of conversational prompts (EN and IT), some after a fake history that holds a tool
 result and a dead end. Both prompt builders answer each prompt from the same model server, in
@@ -118,6 +119,18 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def _sure_language(text: str) -> bool:
+    from planner.text import sure_language
+
+    return sure_language(text) is not None
+
+
+def language(text: str) -> str:
+    from planner.text import language as detect
+
+    return detect(text)
+
+
 def _plain(text: str) -> str:
     return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
 
@@ -132,6 +145,10 @@ def verdicts(text: str, prompt: str, history: list[tuple]) -> list[str]:
     tools = {tool for *_, used in history for tool, _ in used}
     if any(tool in text for tool in tools) or re.search(r"^\s*\[\w+:", text):
         found.append("tool_talk")
+    # An answer in another language than a prompt plainly in English or Italian ("What is the
+    # capital of France?" → "L'Alma, la France, est le monde.").
+    if _sure_language(prompt) and language(text) != language(prompt):
+        found.append("wrong_language")
     said = _plain(text)
     for request, answer, *_ in history:
         # 24 characters of an earlier answer, word for word: copied, not written (unless the same
@@ -235,7 +252,17 @@ def main() -> None:
 
     result = {"bench": "direct_style", "model": model.name, "prompts": len(prompts), "runs": runs}
     for variant, rows in answers.items():
-        kinds = ("apology", "refusal", "terminator", "roleplay", "tool_talk", "copied", "empty", "error")
+        kinds = (
+            "apology",
+            "refusal",
+            "terminator",
+            "roleplay",
+            "tool_talk",
+            "copied",
+            "wrong_language",
+            "empty",
+            "error",
+        )
         with_history = [r for r in rows if r["history"]]
         result[variant] = {
             "answers": len(rows),

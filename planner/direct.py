@@ -19,6 +19,7 @@ from django.conf import settings
 
 from core.ir import ChatRequest, Message
 from planner import conversation, llm, recall
+from planner.text import sure_language
 from planner.turn import Sink, TurnInput, TurnOutcome
 from routing.chain import RouteDecision
 from routing.registry import ModelConfig
@@ -36,10 +37,17 @@ LOCAL_SAMPLING = {
 }
 
 
+# The language a local model is told to answer in, when the message is plainly in one.
+_REPLY_IN = {"en": "Reply in English.", "it": "Rispondi in italiano."}
+
+
 def request_for(inp: TurnInput, model: ModelConfig) -> ChatRequest:
     """The direct call for this turn and model."""
     local = model.is_local
-    system = inp.system(settings.METNOS_LOCAL_SYSTEM_PROMPT if local else settings.METNOS_SYSTEM_PROMPT)
+    base = settings.METNOS_LOCAL_SYSTEM_PROMPT if local else settings.METNOS_SYSTEM_PROMPT
+    if local and (said_in := sure_language(inp.text)):  # a small model drifts: "What is the capital of France?"
+        base = f"{base} {_REPLY_IN[said_in]}"
+    system = inp.system(base)
     if model.params.get("reasoning"):
         system = replace(system, volatile="\n\n".join(p for p in (system.volatile, REASONING_HINT) if p))
     sampling = {**(LOCAL_SAMPLING if local else {}), **model.params.get("direct_sampling", {})}

@@ -85,3 +85,15 @@ def language(text: str) -> str:
     italian += 2 * len(re.findall(r"[àèéìòù]", text.lower()))
     english = sum(t in _ENGLISH for t in tokens)
     return "it" if italian > english else "en"
+
+
+def sure_language(text: str) -> str | None:
+    """ "en" or "it" when the text's common words are of one of them only and many; None when they
+    mix, or are few (a French or German message is not taken for English or Italian)."""
+    tokens = words(text)
+    italian = sum(t in _ITALIAN for t in tokens) + len(re.findall(r"[àèéìòù]", text.lower()))
+    english = sum(t in _ENGLISH for t in tokens)
+    lead, other = max(italian, english), min(italian, english)
+    if lead < 2 * other + 1 or lead < 0.4 * len(tokens):
+        return None  # mixed, or too few of its words are of either: «Quelle est la capitale de la France ?»
+    return "it" if italian else "en"

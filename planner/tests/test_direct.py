@@ -108,12 +108,26 @@ def test_a_local_model_gets_the_small_model_prompt_and_sampling_on_the_wire(sett
     model = resolve("local-fast")
     inp = TurnInput(turn_id="t", session_id="s", user_id=1, text="Ciao!", history=chat("hi", "Hello!"))
     request = direct.request_for(inp, model)
-    assert request.system.stable == "Be brief."
+    assert request.system.stable == "Be brief. Rispondi in italiano."  # the message is plainly Italian
     body = LocalLlamaAdapter(base_url=model.base_url).to_wire(request)
     assert body["temperature"] == direct.LOCAL_SAMPLING["temperature"]
     assert body["repeat_penalty"] == direct.LOCAL_SAMPLING["repeat_penalty"]
     assert "\nUser:" in body["stop"]
     assert [m["role"] for m in body["messages"]] == ["system", "user", "assistant", "user"]
+
+
+@pytest.mark.parametrize(
+    ("text", "told"),
+    [
+        ("What is the capital of France?", " Reply in English."),  # the 135M model once answered in French
+        ("Qual è la capitale della Francia?", " Rispondi in italiano."),
+        ("Quelle est la capitale de la France ?", ""),  # neither: the prompt's own rule stands
+    ],
+)
+def test_a_local_model_is_told_the_language_of_a_message_plainly_in_one(settings, text, told):
+    settings.METNOS_LOCAL_SYSTEM_PROMPT = "Be brief."
+    inp = TurnInput(turn_id="t", session_id="s", user_id=1, text=text)
+    assert direct.request_for(inp, resolve("local-fast")).system.stable == f"Be brief.{told}"
 
 
 def test_a_cloud_model_keeps_the_general_prompt_and_its_own_temperature(planner_model, settings):
