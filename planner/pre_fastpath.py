@@ -10,8 +10,13 @@ from planner.catalog import catalog
 from planner.text import fold
 
 _GREETING = re.compile(
-    r"^\s*(hi|hello|hey|good (morning|afternoon|evening)|ciao|salve|buongiorno|buonasera|thanks|thank you|grazie|"
-    r"grazie mille|ok|okay|bye|goodbye|arrivederci)[\s!.,]*$",
+    # "great, thanks", «perfetto grazie»: an acknowledgement first
+    r"^\s*(?:(?:great|perfect|cool|nice|ok|okay|perfetto|perfetta|bene|ottimo|bella|fantastico)[\s,!.]+)?"
+    r"(hi|hello|hey|good (?:morning|afternoon|evening)|ciao|salve|buongiorno|buonasera|thanks|thank you|grazie|"
+    r"grazie mille|ok|okay|bye|goodbye|arrivederci)"
+    # "hi there", "thanks a lot", «ciao a tutti», «grazie mille 🙂»
+    r"(?:\s+(?:there|all|everyone|metnos|a tutti|a te|so much|very much|a lot|mille|tante|tantissime|infinite))?"
+    r"[\s!.,:)\u2600-\u27bf\U0001f300-\U0001faff]*$",
     re.IGNORECASE,
 )
 # The whole message asks what the agent can do (and nothing else: "what can you do with a.csv?"

@@ -43,3 +43,23 @@ def test_greetings_still_get_their_reply():
     assert pre_fastpath.reply("Ciao!") == "Ciao! Cosa posso fare?"
     assert pre_fastpath.reply("thank you") == "You're welcome."
     assert not pre_fastpath.lists_capabilities("Hello! What can I do?")
+
+
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        ("hi there!", "Hello! What can I do?"),
+        ("ciao a tutti", "Ciao! Cosa posso fare?"),
+        ("grazie mille 🙂", "Prego."),
+        ("great, thanks!", "You're welcome."),
+        ("perfetto grazie!", "Prego."),
+        ("thank you so much :)", "You're welcome."),
+    ],
+)
+def test_greetings_and_thanks_with_a_word_around_them_are_answered_at_once(text, answer):
+    assert pre_fastpath.reply(text) == answer
+
+
+@pytest.mark.parametrize("text", ["hi, read notes.md", "hey, what time is it?", "thanks, now delete it"])
+def test_a_greeting_before_a_request_is_the_request(text):
+    assert pre_fastpath.reply(text) is None
