@@ -23,7 +23,7 @@ _NAMED = re.compile(
     r"annota|annotami|segna|segnami)\s+"
     r"(?P<det>(?:these|those|this|that|the|both|questi|queste|quei|quegli|quelle|questo|questa|quel|quella|"
     r"gli|i|le|il|la|lo|entrambi|entrambe|tutti e|tutte e)\s+|l')"
-    r"(?:(?P<count>two|three|due|tre)\s+)?"
+    r"(?:(?:last|latest|previous|ultime|ultimi|ultima|ultimo)\s+)?(?:(?P<count>two|three|due|tre)\s+)?"
     rf"(?P<noun>[a-z][\w']*(?:\s+(?!{_PREP}\b)[a-z][\w']*)?)\s+"
     rf"(?:{_PREP}\s+)?(?:the file\s+|il file\s+|file\s+)?(?P<path>\S+?)"
     r"(?:\s+(?:please|per favore|grazie|thanks))?\s*[.!?]*$"
@@ -36,6 +36,8 @@ _NOT_ANSWERS = re.compile(
     r"\b(?:files?|documents?|document[io]|folders?|cartell[ae]|director(?:y|ies)|cop(?:y|ies)|copi[ae]|"
     r"changes?|modifiche|date|data|ora|time)\b"
 )
+# Nouns that mean what was answered, whatever it was about.
+_ANSWERS = re.compile(r"answers?|results?|replies|reply|outputs?|rispost[ae]|risultat[oi]")
 # An answer short enough to be one result ("140", "Il 60% ha risposto sì.").
 _SHORT = 160
 MAX_ANSWERS = 3
@@ -64,7 +66,7 @@ def plan_for(text: str, folded: str, previous: dict, workspace) -> tuple[Plan, s
             if not (_short(chosen[-1]) and _short(answer)):
                 break
             chosen.append(answer)
-    elif det in _POINTING or _in_last(match.group("noun"), previous):
+    elif det in _POINTING or _ANSWERS.fullmatch(match.group("noun")) or _in_last(match.group("noun"), previous):
         chosen = said[:1]
     else:
         return None  # "save the poem to a.txt" after a recipe: not what was said

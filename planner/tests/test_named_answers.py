@@ -28,6 +28,10 @@ RESULTS = {"request": "che percentuale sono i sì?", "answer": "Il 60%.", "answe
          "spese/riepilogo.txt", "Totale: 352\nTotale: 134", "the last 2 answers"),
         ("save both totals to sums.txt", {"request": "x", "answer": "134", "answers": ["134", "352"]},
          "sums.txt", "352\n134", "the last 2 answers"),
+        ("save the last two answers to sums.txt", {"request": "x", "answer": "134", "answers": ["134", "352"]},
+         "sums.txt", "352\n134", "the last 2 answers"),
+        ("salva l'ultima risposta in r.txt", {"request": "x", "answer": "134", "answers": ["134", "352"]},
+         "r.txt", "134", "the previous answer"),
     ],
 )  # fmt: skip
 def test_the_answers_a_noun_names_are_written(text, previous, path, content, evidence):
