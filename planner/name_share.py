@@ -2,11 +2,13 @@
 holds fattura-2024-01.txt and fattura-2024-02.txt, "where are my invoices?" beside
 invoice-03.pdf. The word is evidence of the user's files for the route decision
 (planner.decision), and the cold path finds the files by that name, *fattura*
-(planner.cold_args). One word of the request, sharing one name with the files, or nothing: a
-verb, a word for files in general, or two words that each name files decide nothing."""
+(planner.cold_args). Each word of the request that names files shares one name with them, and
+several words one file's name holds are found in its order ("the beach photos" beside
+photo-beach.jpg: *photo*beach*); a verb or a word for files in general decides nothing."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -56,13 +58,13 @@ def shared(folded: str, workspace: Path | None) -> tuple[str, str] | None:
 def _names(workspace: Path) -> list[tuple[str, ...]]:
     """The words of each file name in the workspace (fattura-2024-01.txt: fattura), hidden ones aside."""
     out: list[tuple[str, ...]] = []
-    try:
-        for count, path in enumerate(workspace.rglob("*")):
-            if count >= MAX_ENTRIES:
-                break
-            parts = path.relative_to(workspace).parts
-            if not any(p.startswith(".") for p in parts) and path.is_file():
-                out.append(tuple(t for t in re.findall(r"[a-z]+", fold(path.stem)) if len(t) >= 4))
-    except OSError:
-        return []
+    seen = 0
+    for _, folders, files in os.walk(workspace):
+        folders[:] = [f for f in folders if not f.startswith(".")]  # .git and the like are not walked
+        for name in files:
+            if not name.startswith("."):
+                out.append(tuple(t for t in re.findall(r"[a-z]+", fold(Path(name).stem)) if len(t) >= 4))
+        seen += len(folders) + len(files)
+        if seen >= MAX_ENTRIES:
+            break
     return out

@@ -96,4 +96,4 @@ def sure_language(text: str) -> str | None:
     lead, other = max(italian, english), min(italian, english)
     if lead < 2 * other + 1 or lead < 0.4 * len(tokens):
         return None  # mixed, or too few of its words are of either: «Quelle est la capitale de la France ?»
-    return "it" if italian else "en"
+    return "it" if italian > english else "en"

@@ -122,6 +122,7 @@ def test_a_local_model_gets_the_small_model_prompt_and_sampling_on_the_wire(sett
         ("What is the capital of France?", " Reply in English."),  # the 135M model once answered in French
         ("Qual è la capitale della Francia?", " Rispondi in italiano."),
         ("Quelle est la capitale de la France ?", ""),  # neither: the prompt's own rule stands
+        ("What is the best café in the capital of Italy?", " Reply in English."),  # mostly English, one accent
     ],
 )
 def test_a_local_model_is_told_the_language_of_a_message_plainly_in_one(settings, text, told):
