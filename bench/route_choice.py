@@ -107,7 +107,7 @@ def main() -> None:
     parser.add_argument("--split", choices=("tune", "held", "all"), default="all")
     parser.add_argument("--quick", action="store_true", help="one timing pass (the default is 5)")
     parser.add_argument("--misses", action="store_true", help="print every case the decision gets wrong")
-    parser.add_argument("--lines", default="", help="only the corpus lines FIRST-LAST (one batch: 1401-1600)")
+    parser.add_argument("--lines", default="", help="only the corpus lines FIRST-LAST (one batch: 1601-1800)")
     args = parser.parse_args()
     import django
 
