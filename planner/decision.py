@@ -69,7 +69,7 @@ _INTO_FILE = re.compile(r"\s(?:in|to|into|nel|nella|a|al|alla|dentro)\s+\S+\.\w{
 _URL_AFTER = re.compile(r":\s+(?:https?://|www\.)\S+\s*$")
 _POSSESSIVE_FILES = whole(r"my|mine|our|i miei|le mie|il mio|la mia|nostri|nostre|in the workspace|nel workspace")
 _GREP = whole(
-    r"mention|mentions|contain|contains|containing|grep|menzion\w*|contien\w*|contengono|"
+    r"mention|mentions|mentioning|contain|contains|containing|grep|menzion\w*|contien\w*|contengono|"
     r"compare|compaiono|appears?|shows? up|occurs?|cerchi|cercami|cercalo|cercala|"
     r"talks? about|speaks? about|refers? to|parla(?:no)? di|cita(?:no)?|nomina(?:no)?"
 )
@@ -89,7 +89,8 @@ _FIRST_FILE_TOOL = (
                          r"make (?:me )?(?:a|an)|creare|scrivere|salvare|aggiungere|annotare|"
                          r"make (?:a |an )?(?:new )?(?:file|note)|"
                          r"scrivi|salva|aggiungi|annota|metti|crea|accoda|salvalo|salvala|scrivilo|scrivila|inserisci")),
-    ("grep_files", whole(r"mention|mentions|contain|contains|containing|search (?:for|in)|grep|look for|"
+    ("grep_files", whole(r"mention|mentions|mentioning|contain|contains|containing|search (?:for|in)|grep|look for|"
+                        r"search (?:my|the|all|all my|all the) [\w./-]+ for|"
                         r"talks? about|parla(?:no)? di|cerca dentro|search inside|look inside|cercal[oaie]|"
                         r"menzion\w*|contien\w*|cerca (?:la parola|il testo|\"|')|cerca .* (?:nei|nel|in)")),
     ("find_files", whole(r"find|locate|how many|count|trova|quanti|quante|conta|individua|where is|where's|"
@@ -131,6 +132,8 @@ def decide(
         extraction = None
     extraction = extraction or P.extract(text, workspace)
     own = own_objects.find(folded, extraction, definition=bool(_DEFINITION.search(folded)))
+    if own is not None and own[0] == "schedule_recurring" and own_objects.bare_schedule(folded):
+        return Decision("ask", ("a schedule without what to do",), 0.8, question=missing.question(text))
     if own is not None:
         tool, evidence, confidence = own
         return Decision("tools", (evidence,), confidence, tool)
@@ -143,7 +146,11 @@ def decide(
     if not _DEFINITION.search(folded) and (named := name_share.shared(folded, workspace)):
         return Decision("tools", (f"file names with {named[1]}",), 0.85, "find_files")  # «trovami le fatture»
     # Not "how do I rename a file?": a question about how, not an action.
-    if missing.missing_object(folded, inline=inline is not None) and not _DEFINITION.search(folded):
+    if (
+        missing.missing_object(folded, inline=inline is not None)
+        and not _DEFINITION.search(folded)
+        and not _CODE_REQUEST.search(folded)  # «scrivimi una funzione che rinomina i file»: code to show
+    ):
         return Decision("ask", ("action without an object",), 0.8, question=missing.question(text))
     if _WEB.search(folded) and not _DEFINITION.search(folded):
         return Decision("direct", ("the web, without an address",), 0.5)
@@ -156,6 +163,12 @@ def _workspace_evidence(
     """What in the request names the user's files: (evidence, confidence), or None."""
     evidence, confidence = [], 0.0
     definition = bool(_DEFINITION.search(folded))
+    if _CODE_REQUEST.search(folded):
+        # "write a python script that renames all .jpg files in a folder", «dammi un comando bash per
+        # contare le righe dei file .txt»: code to show, whose files are the code's, not the user's;
+        # only the script's own file named ("… and save it as tools/rename.py") is a target.
+        named = [v for v in extraction.values if v.type == "path" and _CODE_FILE.search(v.text)]
+        return ([f"path {named[0].text}"], 0.9) if named else None
     for value in extraction.values:
         if value.type == "glob":
             evidence.append(f"glob {value.text}")
@@ -269,6 +282,13 @@ _TO_WRITE = re.compile(
     r"\b(?:write|create|make|give|show|code|scrivi|scrivere|scrivimi|crea|creami|fammi|dammi)\b(?: \w+){0,2} "
     r"(?:an?|uno|una|un)\s*$"
 )
+# A piece of code asked for, to be shown: "give me a bash one-liner to …", «scrivimi una funzione che …».
+_CODE_REQUEST = whole(
+    r"(?:write|give|show|make|create|scrivi|scrivimi|dammi|fammi|mostrami|creami|preparami)(?: me| mi)?"
+    r" (?:an?|uno|una|un|the|il|lo|la) (?:\w+ ){0,2}(?:script|command|one-?liner|regex|regular expression|"
+    r"function|snippet|program|query|comando|funzione|espressione regolare|alias)s?"
+)
+_CODE_FILE = re.compile(r"\.(?:py|sh|bash|js|ts|rb|go|rs|sql|ps1|bat|java|c|cpp|php|pl|r)$", re.IGNORECASE)
 # Files found by their names: "the files with 'invoice' in the name".
 _BY_NAME = whole(
     r"(?:in|nel) (?:the |their |its |loro )?(?:names?|nome)|whose names?|files? (?:named|called)|"
@@ -291,7 +311,7 @@ _STOP_NAMES = (
     r"su|di|in|per|on|of|for|with|con|da|from|other|altra|altro|stessa|same)\b)"
 )
 _FOLDER = re.compile(
-    rf"\b(?:the|my|in|into|nella|della|dalla|la|nel|alla)\s+{_STOP_NAMES}([\w.-]+)\s+(?:folder|directory|dir)\b|"
+    rf"\b(?:the|my|in|into|nella|della|dalla|la|nel|alla)\s+{_STOP_NAMES}([\w.-]+(?:/[\w.-]+)*)\s+(?:folder|directory|dir)\b|"
     rf"\b(?:folders?|directory|directories|cartell[ae]|dirs?|sottocartell[ae]|sub-?folders?|sub-?director(?:y|ies))"
     rf"(?:\s+|\s*:\s*)"
     rf"(?:(?:called|named|chiamat[ae]|di nome)\s+)?{_STOP_NAMES}([\w.-]+(?:/[\w.-]+)*/?)"
@@ -305,6 +325,7 @@ _SEARCHED = re.compile(
 _WHICH_FILE = whole(
     r"(?:which|what|in which|in what) files? (?:defines?|declares?|contains?|has|have|mentions?|uses?|holds?)|"
     r"(?:which|what|quali|quale)(?: of)?(?: my| the| i miei| dei miei)? (?:\w+ )?(?:files?|scripts?|modules?|moduli) "
+    r"(?:(?:in|under|inside|of|nella|nel|in|dentro|sotto) [\w./-]+ )?"  # "which python files in src/ import …"
     r"(?:imports?|uses?|calls?|references?|importano|usano|chiamano|importa|usa)|"
     r"where(?: is|'s|s| are)(?: in (?:the|my) code)? .{1,40} (?:defined|declared|called|used)|"
     r"(?:where|dove) .{0,30}\b(?:function|funzione|class|classe|method|metodo) [a-z_][\w.]*.{0,30}"

@@ -17,7 +17,7 @@ _ACTIONS = whole(
     r"read|open|show|delete|remove|erase|save|store|append|write|move|rename|run|execute|copy|send|edit|replace|"
     r"leggi|apri|mostra|cancella|elimina|rimuovi|salva|aggiungi|scrivi|sposta|rinomina|esegui|lancia|copia|sostituisci|"
     r"invia|modifica|togli|leva|levami|pause|metti in pausa|sospendi|disattiva|"
-    r"do the same|fai lo stesso|fallo|falla|same thing|the same|stessa cosa|lo stesso|"
+    r"do the same|fai lo stesso|fallo|falla|same thing|the same|stessa cosa|lo stesso|do (?:that|this|it)|"
     r"summari[sz]e|translate|riassumi|riassumimi|traduci|traducimi|leggimi|aprimi|mostrami|fammi vedere|"
     r"duplicate|duplica|fai partire|avvia|start|appunta|appuntami|annotami|segnami|count|conta|"
     r"search(?: for)?|look for|cerca|go to|vai su|visit|visita|fetch|"
@@ -148,6 +148,7 @@ _STORE = re.compile(r"^(?:please |per favore )?(?:save|store|append|salva|accoda
 # The question, by what the request wants done: (pattern, English, Italian).
 _QUESTIONS = (
     (whole(r"schedule|pianifica|programma"), "What should I schedule, and when?", "Cosa devo pianificare, e quando?"),
+    (whole(r"remind|ricorda\w*"), "What should I remind you of?", "Di cosa devo ricordarti?"),
     (whole(r"folder|directory|cartella"),
      "What should the new folder be called?", "Come devo chiamare la nuova cartella?"),
     (whole(r"site|page|website|go to|visit|fetch|sito|pagina|vai su|visita"),

@@ -56,6 +56,11 @@ _AMOUNT = whole(
     r"a testa|ciascuno|a persona|in totale"
 )
 _PERCENT = re.compile(r"\d\s*%")
+# A rate over the amounts given: "… what's my consumption in litres per 100 km?", «quanti km al litro?».
+_RATE = whole(
+    r"(?:per|every|ogni|al|all'|alla|a) (?:\d+ )?(?:km|kilomet\w+|miles?|hours?|litres?|liters?|gallons?|kg|"
+    r"chilometri|chilometro|litr[oi]|ora|ore|kwh)"
+)
 # Numbers that are not data: a date, or digits inside a name ("chapter2.txt", "2024-05-board.md").
 _NOT_DATA = re.compile(
     r"\b\d{4}-\d{2}(?:-\d{2})?\b|\S*[a-wyz_]\d\S*|\S*\d[a-wyz_]\S*|"
@@ -87,11 +92,18 @@ _PERIODIC = whole(
     r"(?:riepilogo|report|resoconto|promemoria|backup|digest|sommario|rapporto|notiziario|controllo)"
     r" (?:\w+ )?(?:giornalier|quotidian|settimanal|mensil|notturn|mattutin|serale)\w*"
 )
+_ALL_OF_THEM = whole(r"all|every|tutt[ie]|ogni|(?:my|your|i miei|le mie) (?:recurring|scheduled|ricorrent)")
 _RECURRING_VERBS = (
     ("cancel_recurring", whole(r"cancel|delete|remove|stop|cancella|elimina|rimuovi|ferma|annulla")),
     ("toggle_recurring", whole(r"pause|resume|disable|enable|sospendi|riattiva|disattiva|attiva|metti in pausa")),
     ("run_now_recurring", whole(r"run now|right now|now|esegui ora|subito|adesso|lancia ora")),
-    ("history_recurring", whole(r"history|runs|when did|last run|cronologia|storico|esecuzioni|quando e")),
+    (
+        "history_recurring",
+        whole(
+            r"history|runs|when did|last run|cronologia|storico|esecuzion[ei]|quando e|"
+            r"how did (?:it|the|its) .{0,40}go|com'e andat[oa]|e andat[oa] (?:bene|male)"
+        ),
+    ),
     (
         "show_recurring",
         whole(
@@ -147,6 +159,20 @@ _SUBAGENT = whole(r"sub-?agents?|sotto-?agent[ei]|sub-?agent[ei]|sub agent[ei]|d
 _SKILL = re.compile(r"\bskills?\b")
 
 
+# What a schedule may come with and still say nothing of what to do: "remind me every week",
+# «ricordamelo ogni mattina alle 8».
+_SCHEDULE_ONLY = re.compile(
+    r"(?:\b(?:please|pls|can you|could you|remind|me|to|do|it|that|this|again|at|around|alle|verso|"
+    r"ricordami|ricordamelo|ricordamela|ricorda|mi|di|farlo|farla|fallo|questo|quello|per favore|puoi|"
+    r"la|le|lo|il|the|am|pm|h|ore|and|e)\b|\d{1,2}(?:[:.]\d{2})?(?:am|pm)?|[\s,.!?])*"
+)
+
+
+def bare_schedule(folded: str) -> bool:
+    """A schedule with nothing said of what to do on it: "remind me every week"."""
+    return bool(_SCHEDULE.search(folded)) and bool(_SCHEDULE_ONLY.fullmatch(_SCHEDULE.sub(" ", folded)))
+
+
 def find(folded: str, extraction: P.Extraction, *, definition: bool) -> tuple[str, str, float] | None:
     """A tool's own object in the (folded) request: (tool, evidence, confidence), or None.
     `definition`: the request asks what something is ("what is a skill?"), not to act on it."""
@@ -163,6 +189,8 @@ def find(folded: str, extraction: P.Extraction, *, definition: bool) -> tuple[st
         return "skill_load", "a skill", 0.8
     if _RECURRING.search(folded):
         tool = next((name for name, pattern in _RECURRING_VERBS if pattern.search(folded)), "list_recurring")
+        if tool == "show_recurring" and _ALL_OF_THEM.search(folded):
+            tool = "list_recurring"  # «fammi vedere tutte le attività ricorrenti»: all of them, not one
         return tool, "recurring tasks", 0.9
     if _PERIODIC.search(folded) and not definition:
         operation = next((name for name, pattern in _RECURRING_VERBS[:4] if pattern.search(folded)), None)
@@ -195,4 +223,5 @@ def _arithmetic(folded: str, extraction: P.Extraction) -> bool:
         _ARITHMETIC.search(folded)
         or (numbers >= 1 and _MATH_WORDS.search(folded))
         or (numbers >= 2 and (_AGGREGATES.search(folded) or _AMOUNT.search(folded) or _PERCENT.search(folded)))
+        or (numbers >= 2 and _RATE.search(folded) and "?" in folded)
     )

@@ -260,3 +260,47 @@ def test_a_common_noun_that_names_files_is_not_missing(tmp_path):
     (tmp_path / "report-2024.md").write_text("x")
     (tmp_path / "report-2025.md").write_text("y")
     assert decision("where are my reports?", tmp_path).route == "tools"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "give me a bash one-liner that counts the lines of every .log file in a folder",
+        "scrivimi una funzione python che rinomina i file .png di una cartella",
+        "write a python script that moves all the .pdf files into an archive folder",
+    ],
+)
+def test_code_asked_for_is_shown_whatever_files_it_speaks_of(text):
+    assert decision(text).route == "direct", decision(text).to_trace()
+
+
+def test_code_saved_as_a_named_script_is_a_file_to_write():
+    chosen = decision("write a python script tools/rename.py that renames the .jpg files")
+    assert (chosen.route, chosen.tool) == ("tools", "write_files"), chosen.to_trace()
+
+
+@pytest.mark.parametrize(
+    ("text", "tool"),
+    [
+        ("which python files under lib/ import numpy?", "grep_files"),  # a place between files and verb
+        ("search my notes for every line mentioning 'deadline'", "grep_files"),
+        ("what's in the docs/2023 folder?", "list_files"),  # a folder named by its path
+        ("com'è andata l'ultima esecuzione del task 'pulizia-cache'?", "history_recurring"),
+        ("mostrami tutti i task ricorrenti", "list_recurring"),  # all of them, not one
+        ("I cycled 84 km in 3.5 hours, how many km per hour is that?", "compute"),  # a rate
+    ],
+)
+def test_more_ways_of_naming_a_tools_object(text, tool):
+    chosen = decision(text)
+    assert (chosen.route, chosen.tool) == ("tools", tool), chosen.to_trace()
+
+
+@pytest.mark.parametrize(
+    "text", ["remind me every day", "ricordamelo ogni lunedì alle 9", "do it for the other one too"]
+)
+def test_a_schedule_or_a_repeat_with_nothing_to_do_asks(text):
+    assert decision(text).route == "ask", decision(text).to_trace()
+
+
+def test_a_schedule_with_something_to_do_is_scheduled():
+    assert decision("remind me every day at 8 to stretch").tool == "schedule_recurring"
