@@ -27,7 +27,8 @@ model call and no turn. Paths are relative to the workspace.
 A task succeeds when every check of every turn holds. A follow-up turn is resolved when its
 checks hold and its turn made no model call (Turn.model_calls, summed over the turns it started).
 --split tune|held|all picks the task lines by their 1-based number: tune = even, held = odd.
---quick runs the split's first QUICK_TASKS tasks. --misses prints one line per failed task with
+--quick runs the split's first QUICK_TASKS tasks. --misses prints one line per failed task (of the
+tune half: a held-out task is never printed, only counted) with
 its first failing turn and checks. Last line: one JSON object."""
 
 from __future__ import annotations
@@ -326,13 +327,14 @@ def main() -> None:
             outcomes.append(results)
             row = [{"say": t.say, "kind": t.final_kind, "layer": t.layer, "calls": t.model_calls, "ms": round(t.ms),
                     "failed": t.failures} for t in results]  # fmt: skip
-            print(json.dumps({"task": task["id"], "turns": row}, ensure_ascii=False), file=sys.stderr)
+            if task["line"] % 2 == 0:  # a held-out task is never shown, only counted
+                print(json.dumps({"task": task["id"], "turns": row}, ensure_ascii=False), file=sys.stderr)
     finally:
         stop(stack)
         shutil.rmtree(workspaces, ignore_errors=True)
     if args.misses:
         for task, results in zip(tasks, outcomes, strict=True):
-            if line := miss_line(task, results):
+            if task["line"] % 2 == 0 and (line := miss_line(task, results)):
                 print(json.dumps(line, ensure_ascii=False))
     print(json.dumps(report(tasks, outcomes, args)))
 
