@@ -29,6 +29,7 @@ EVENT_TYPES = frozenset(
         "pattern.matched",
         "pattern.shadowed",
         "followup.resolved",
+        "file.named",
         "turn.completed",
         "error",
     }

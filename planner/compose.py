@@ -32,7 +32,7 @@ from routing.fingerprint import TurnNeeds
 _KEEP = re.compile(
     # "… and save it to FILE", or a sentence of its own: «Mi scriveresti una email …? Salvala in FILE»
     r"^(?P<words>.{6,}?)(?:[\s,;.]+(?:and(?: then)?|then|e(?: poi)?|ed|poi)\s+|\s*[.?!]+\s+)"
-    r"(?:(?:save|write|put|store|keep|salva|scrivi|metti|memorizza)(?:lo|la|li|le)?"
+    r"(?:(?:save|write|put|store|keep|salva|scrivi|metti|memorizza)(?:(?:me|ce|te)?(?:lo|la|li|le))?"
     r"(?:\s+(?:it|that|them|this|the result|the text|the list|the answer))?|"
     r"(?:me\s+)?(?:lo|la|li|le)\s+(?:salvi|scrivi|metti|memorizzi))\s+"
     r"(?:(?:to|in|into|as|under|on|nel|nella|nello|in|su|come|dentro|a)\s+)?"

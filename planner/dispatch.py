@@ -22,7 +22,7 @@ from billing.cost import format_usd
 from core.clock import monotonic_ms
 from core.events import bus
 from core.tokens import estimate as estimate_tokens
-from planner import compose, direct, engine, followup, llm, memory, pre_fastpath, react
+from planner import compose, direct, engine, followup, llm, memory, named_file, pre_fastpath, react
 from planner.candidates import allowed, candidates_for, ranking
 from planner.catalog import Catalog, Executor, catalog
 from planner.decision import Decision, decide
@@ -69,6 +69,10 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
     if answered is not None:
         return _finish(turn, answered)
     inp = turn.inp  # a follow-up that could not run goes on as the request it stands for
+    named = None if inp.model else named_file.resolve(inp.text, inp.previous, inp.workspace_path)
+    if named is not None:  # «le prime 3 righe del diario»: the one file those words name, as if typed
+        turn.inp = inp = replace(inp, text=named.text)
+        bus.emit("file.named", named.to_trace(), **turn.ids)
     kept = compose.run(inp, cat, turn.sink, turn.ids)  # "write a haiku and save it to F": words, then a write
     if kept is not None:
         return _finish(turn, kept)

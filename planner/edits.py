@@ -75,7 +75,7 @@ def plan_for(text: str, *, tools: set[str], workspace: Path | None) -> Plan | No
     if workspace is None or not {"edit_file", "write_files"} & tools:
         return None
     values = P.extract(text, workspace).values
-    paths = [v for v in values if v.type == "path"]
+    paths = [v for v in values if v.type == "path" and re.search(r"[^\W\d_]", v.text)]  # not a date: 9/6
     if len(paths) != 1 or any(v.type in ("glob", "url") for v in values):
         return None
     content = read(workspace, paths[0].text)
@@ -87,6 +87,7 @@ def plan_for(text: str, *, tools: set[str], workspace: Path | None) -> Plan | No
         added, listed = line.group("text").strip(), _ITEM.match(content.rstrip("\n").rsplit("\n", 1)[-1])
         if listed and not listed.group("n"):  # a bulleted list goes on with its bullet
             added = re.sub(r"\[[xX]\]", "[ ]", listed.group("lead")) + added
+        added += "\n" if content.endswith("\n") else ""  # the file's lines end as they did
         return of_steps(("write_files", {"path": paths[0].text, "content": added, "append": True}))
     change = change_in(said, content) if "edit_file" in tools else None
     return step(paths[0].text, change, text) if change else None
@@ -174,14 +175,9 @@ def _instead(said: str, content: str, about: str) -> Change | None:
         if len(at) == 1 and fold(new) != fold(old):
             written = at[0].group(0)
             new = new[:1].upper() + new[1:] if written[:1].isupper() and new[:1].islower() else new
-            return (
-                written,
-                new,
-                (
-                    f"Changed \u201c{written}\u201d to \u201c{new}\u201d in {_WHERE}.",
-                    f"Cambiato \u201c{written}\u201d in \u201c{new}\u201d in {_WHERE}.",
-                ),
-            )
+            said = (f"Changed \u201c{written}\u201d to \u201c{new}\u201d in {_WHERE}.",
+                    f"Cambiato \u201c{written}\u201d in \u201c{new}\u201d in {_WHERE}.")  # fmt: skip
+            return written, new, said
     return None
 
 
@@ -251,11 +247,13 @@ def _replace(said: str, content: str, about: str) -> Change | None:
         return None
     rest, found = match.group("rest"), set()
     for split in _INTO.finditer(rest):
-        old = _unquoted(_LEADING.sub("", rest[: split.start()].strip()))
+        said_old = rest[: split.start()].strip()
+        old = _unquoted(_LEADING.sub("", said_old))
         tail = re.match(r"(?P<new>.+?)" + _END, rest[split.end() :], re.IGNORECASE)
         if not old or fold(old) in _PRONOUNS or tail is None or _HERE in old or _key_line(content, old):
             continue
-        new = _unquoted(tail.group("new"))
+        new = _unquoted(tail.group("new"))  # «le cuffie con un gioco»: an article goes where the old one went
+        new = _unquoted(_LEADING.sub("", new)) if old != said_old and old in content else new
         at = [m.group(0) for m in re.finditer(rf"(?<!\w){re.escape(old)}(?!\w)", content, re.IGNORECASE)]
         if len(at) == 1 and new and _HERE not in new:
             found.add((at[0], new[:1].upper() + new[1:] if at[0][:1].isupper() and new[:1].islower() else new))

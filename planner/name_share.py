@@ -57,14 +57,19 @@ def shared(folded: str, workspace: Path | None) -> tuple[str, str] | None:
 
 def _names(workspace: Path) -> list[tuple[str, ...]]:
     """The words of each file name in the workspace (fattura-2024-01.txt: fattura), hidden ones aside."""
-    out: list[tuple[str, ...]] = []
+    return [tuple(t for t in re.findall(r"[a-z]+", fold(Path(p).stem)) if len(t) >= 4) for p in files(workspace)]
+
+
+def files(workspace: Path) -> list[str]:
+    """The workspace's files, as paths relative to it, hidden files and folders aside; at most
+    MAX_ENTRIES entries are looked at."""
+    out: list[str] = []
     seen = 0
-    for _, folders, files in os.walk(workspace):
-        folders[:] = [f for f in folders if not f.startswith(".")]  # .git and the like are not walked
-        for name in files:
-            if not name.startswith("."):
-                out.append(tuple(t for t in re.findall(r"[a-z]+", fold(Path(name).stem)) if len(t) >= 4))
-        seen += len(folders) + len(files)
+    for top, folders, names in os.walk(workspace):
+        folders[:] = sorted(f for f in folders if not f.startswith("."))  # .git and the like are not walked
+        here = Path(top).relative_to(workspace)
+        out += [(here / name).as_posix() for name in sorted(names) if not name.startswith(".")]
+        seen += len(folders) + len(names)
         if seen >= MAX_ENTRIES:
             break
     return out

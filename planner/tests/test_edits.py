@@ -248,7 +248,9 @@ def test_a_file_outside_the_workspace_is_never_read(files, tmp_path):
 def test_a_line_after_a_colon_is_appended_with_the_lists_bullet(files):
     found = edits.plan_for("Add a line to today's standup (standup.md): Carla is out sick", tools={"write_files"},
                            workspace=files)  # fmt: skip
-    assert found.steps[0].args == {"path": "standup.md", "content": "- Carla is out sick", "append": True}
+    assert found.steps[0].args == {"path": "standup.md", "content": "- Carla is out sick\n", "append": True}
+    dated = edits.plan_for("add to standup.md: Carla 9/6 - out", tools={"write_files"}, workspace=files)  # 9/6: a date
+    assert dated.steps[0].args == {"path": "standup.md", "content": "- Carla 9/6 - out\n", "append": True}
 
 
 def test_a_correction_needs_a_word_asking_for_it(files):

@@ -1,0 +1,216 @@
+"""A file of the user's named by words of its name, not by its name: «leggimi le prime 3 righe del
+diario» beside diario/2024.txt, "take bread off my shopping list" beside lists/shopping.md,
+«chi è il nuovo amministratore secondo il verbale del condominio?» beside riunioni/condominio.txt,
+«quanto mascarpone ci vuole per il tiramisù? la ricetta sta in ricette» beside ricette/tiramisu.txt.
+
+When exactly one file of the workspace holds more of the request's words in its path (its name's
+words and its folders') than any other, the request is read as if it had typed that path: the
+words become the path (`rewrite`), and every later layer (the follow-ups, the route decision, the
+cold path, plan memory, the engine) sees a named file. Only a request that reads, asks about or
+changes something does this, never one that asks for a piece of writing ("write a poem about the
+sea" beside sea.txt), and never one that types a file already. It is never a guess between two
+files: a tie names nothing.
+
+A short question right after a question about one file asks of the same file (`asked_again`): "and
+the db pool size?", «e di savoiardi?» after «quanto mascarpone ci vuole per il tiramisù?». And one
+file of the last listing is named by a word of its name alone (`one_listed`): «cancella la v1»
+after bozze/ holds lettera_v1.txt and lettera_v2.txt, "rename the april one to 2024-04.pdf"."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from planner import name_share
+from planner import params as P
+from planner.intent import _OBJECT_STEMS, _VERB_STEMS
+from planner.text import STOPWORDS, fold, stems, whole
+
+# What makes a request one about a file's content: reading it, asking of it, changing a line of it.
+_ABOUT_CONTENT = whole(
+    r"read|show|open|display|first|last|lines?|how many|how much|what|which|who|when|where|is there|"
+    r"add|append|remove|take|delete|change|replace|mark|tick|set|update|put|rename|move|copy|"
+    r"rinomina\w*|sposta\w*|copia\w*|chiamal\w*|"
+    r"leggi\w*|mostra\w*|fammi vedere|apri\w*|prim[ie]|ultim[ie]|righe|riga|quant[oaie]|qual[ei]?|chi|quando|"
+    r"dove|cosa|che cosa|c'e|aggiungi\w*|togli\w*|rimuovi\w*|cancella\w*|elimina\w*|cambia\w*|sostituisci\w*|"
+    r"segna\w*|spunta\w*|metti\w*|imposta\w*|aggiorna\w*|correggi\w*|trov\w*"
+)
+# A piece of writing asked for: its topic is not a file.
+_WRITING = whole(
+    r"write|compose|draft|invent|poem|story|essay|explain|tell me about|tell me a|"
+    r"scrivi\w*|componi\w*|inventa\w*|poesia|storia|racconta\w*|spiega\w*|tema su"
+)
+_NOT_NAMES = frozenset(
+    "file files folder folders document documents documento documenti cartella cartelle directory all tutti tutte "
+    "tutto every ogni some alcuni alcune list lista elenco note notes appunti text testo line lines riga righe "
+    "first last prime ultime primi ultimi".split()
+)
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+# Where a word names a place the request reads or changes: "nella rubrica", "del diario", "off my
+# shopping list", «dei regali di natale» (at the end of the text before the word).
+_PLACED = re.compile(
+    r"\b(?P<prep>file|in|into|inside|from|of|off|to|on|onto|nel|nella|nello|nei|negli|nelle|del|della|dello|dei|degli|"
+    r"delle|dal|dalla|dallo|dai|dagli|dalle|al|alla|allo|ai|agli|alle|sul|sulla|sullo|secondo|dentro)"
+    r"(?: (?:the|my|our|il|la|lo|i|gli|le|mio|mia|miei|mie|nostro|nostra)|(?: l'))?"
+    # a word for what holds it between: «nella lista dei», «secondo il verbale del», "in my notes on"
+    r"(?: (?:lista|elenco|list|file|document|documento|verbale|notes?|nota|appunti|registro|log|ricetta|recipe|"
+    r"diary|tabella|table|foglio|sheet|report|rapporto)"
+    r"(?: (?:di|dei|del|della|delle|degli|dello|of|of the|on|for|about|sul|sulla|per))?)? $"
+)
+# The preposition before the path, as the later layers read a named destination («nel file X»).
+_PREPOSITIONS = {
+    "file": "file",
+    **dict.fromkeys("in into inside".split(), "in"),
+    "of": "of",
+    "to": "to",
+    "onto": "to",
+    **dict.fromkeys("from off".split(), "from"),
+    "on": "on",
+    **dict.fromkeys("nel nella nello nei negli nelle dentro".split(), "nel file"),
+    **dict.fromkeys("del della dello dei degli delle".split(), "del file"),
+    **dict.fromkeys("al alla allo ai agli alle".split(), "al file"),
+    **dict.fromkeys("dal dalla dallo dai dagli dalle".split(), "dal file"),
+    **dict.fromkeys("sul sulla sullo".split(), "sul file"),
+    "secondo": "secondo il file",
+}
+
+
+@dataclass(frozen=True)
+class Named:
+    text: str  # the request with the words that named the file replaced by its path
+    path: str
+    words: tuple[str, ...]
+
+    def to_trace(self) -> dict:
+        return {"path": self.path, "words": list(self.words)}
+
+
+def resolve(text: str, previous: dict, workspace: Path | None) -> Named | None:
+    """The request with the one file its words name typed in (any of the ways above), or None."""
+    return rewrite(text, workspace) or asked_again(text, previous, workspace) or one_listed(text, previous, workspace)
+
+
+def rewrite(text: str, workspace: Path | None) -> Named | None:
+    """The request with the one file its words name typed in, or None."""
+    if workspace is None or len(text) > 400:
+        return None
+    folded = fold(text)
+    if not _ABOUT_CONTENT.search(folded) or _WRITING.search(folded):
+        return None
+    typed = [v for v in P.extract(text, workspace).values if v.type in ("path", "glob", "url")]
+    if any(v.type != "path" or _is_file(workspace, v.text) for v in typed):
+        return None  # a file typed already (a folder, or a name to give, may go with the one named)
+    wanted = _wanted(folded)
+    if not wanted:
+        return None
+    scored = []
+    for path in name_share.files(workspace):
+        own = _path_words(path)
+        hits = tuple(w for w in wanted if wanted[w] & own)
+        if hits:
+            scored.append((len(hits), path, hits))
+    if not scored:
+        return None
+    scored.sort(key=lambda s: -s[0])
+    if len(scored) > 1 and scored[1][0] == scored[0][0]:
+        return None  # two files hold as many of its words: which one is not said
+    _, path, hits = scored[0]
+    if not any(_PLACED.search(folded, 0, m.start()) for m in _TOKEN.finditer(folded) if m.group(0) in hits):
+        return None  # "la spesa più alta": a word of the name, but not where a file is named
+    rewritten = _replaced(text, path, hits)
+    return Named(rewritten, path, hits) if rewritten != text else None
+
+
+# A question that leans on the last one: "and the …?", «e di …?», "what about …?".
+_AGAIN = re.compile(r"^\s*(?:and|e|ed|what about|how about|also|anche|invece)\b.*\?\s*$", re.IGNORECASE | re.S)
+
+
+def asked_again(text: str, previous: dict, workspace: Path | None) -> Named | None:
+    """The request asking of the file the last question read, with that file typed in, or None."""
+    if workspace is None or not previous or len(text.split()) > 12 or not _AGAIN.match(text):
+        return None
+    files = previous.get("files") or []
+    asked = previous.get("request") or ""
+    if len(files) != 1 or "?" not in asked or not _is_file(workspace, files[0]):
+        return None
+    if any(v.type in ("path", "glob", "url") for v in P.extract(text, workspace).values):
+        return None  # a file of its own
+    path = files[0]
+    return Named(f"{text.rstrip()[:-1].rstrip()} (in {path})?", path, ())
+
+
+# A word after an article, alone or with "one": «la v1», "the april one", «quello di marzo».
+_ONE_WORD = re.compile(
+    r"\b(?:the|la|il|lo|l'|quell[oa](?: di| del| della)?|that)\s*(?P<word>[^\W_]{2,})(?:\s+(?:one|uno|file)\b)?"
+    r"(?=\s*$|\s*[,.!?]|\s+(?:to|into|in|as|a|nella|nel|come|and|e)\b|\s+[^\W_]+(?:lo|la|li|le)\b)",
+    re.IGNORECASE,
+)
+
+
+def one_listed(text: str, previous: dict, workspace: Path | None) -> Named | None:
+    """The request with the one file of the last listing its word names typed in, or None."""
+    listed = [*(previous or {}).get("listing", []), *(previous or {}).get("files", [])]
+    if workspace is None or not listed or len(text.split()) > 14 or not _ABOUT_CONTENT.search(fold(text)):
+        return None
+    if any(
+        v.type in ("path", "glob", "url") and _is_file(workspace, v.text) for v in P.extract(text, workspace).values
+    ):
+        return None
+    for match in _ONE_WORD.finditer(text):
+        word = fold(match.group("word"))
+        if word in STOPWORDS or word in _NOT_NAMES:
+            continue
+        owners = {p for p in listed if word in re.split(r"[^a-z0-9]+", fold(Path(p).stem)) and _is_file(workspace, p)}
+        if len(owners) == 1:
+            path = owners.pop()
+            return Named(f"{text[: match.start()]}{path}{text[match.end() :]}", path, (word,))
+    return None
+
+
+def _wanted(folded: str) -> dict[str, set[str]]:
+    """The request's words that may name a file, with their stems."""
+    out = {}
+    for word in _TOKEN.findall(folded):
+        if len(word) < 4 or word.isdigit() or word in STOPWORDS or word in _NOT_NAMES:
+            continue
+        mine = set(stems(word))
+        if any(s in _VERB_STEMS or s in _OBJECT_STEMS for s in mine):
+            continue
+        out[word] = mine
+    return out
+
+
+def _path_words(path: str) -> set[str]:
+    """The stems of a path's words: its folders' and its name's (not its extension)."""
+    parts = [*path.split("/")[:-1], Path(path).stem]
+    return {s for part in parts for t in re.findall(r"[a-z]+", fold(part)) if len(t) >= 4 for s in stems(t)}
+
+
+def _replaced(text: str, path: str, hits: tuple[str, ...]) -> str:
+    """The text with the words that named the file replaced by its path: a run of them ("regali di
+    natale") as one, else the word of the file's own name (or of its folder)."""
+    tokens = [m for m in _TOKEN.finditer(text) if fold(m.group(0)) in hits]
+    if not tokens:
+        return text
+    first, last = tokens[0], tokens[-1]
+    between = text[first.end() : last.start()]
+    if len(_TOKEN.findall(between)) <= 2 and not re.search(r"[.?!:;,]", between):
+        start, end = first.start(), last.end()
+    else:
+        stem = {s for t in re.findall(r"[a-z]+", fold(Path(path).stem)) for s in stems(t)}
+        chosen = next((m for m in tokens if set(stems(fold(m.group(0)))) & stem), tokens[0])
+        start, end = chosen.start(), chosen.end()
+    if after := re.match(r"\s+(?:list|file|notes|document|log|diary|sheet)\b", text[end:], re.IGNORECASE):
+        end += after.end()  # "my shopping list": the list is the file
+    placed = _PLACED.search(text.lower()[:start])
+    if placed is not None:  # "nella lista dei regali di natale" → "nel file regali/natale.md"
+        start, path = placed.start(), f"{_PREPOSITIONS[placed.group('prep')]} {path}"
+    return f"{text[:start]}{path}{text[end:]}"
+
+
+def _is_file(workspace: Path, relative: str) -> bool:
+    try:
+        return (workspace / relative).resolve().is_relative_to(workspace.resolve()) and (workspace / relative).is_file()
+    except (OSError, ValueError):
+        return False

@@ -1,0 +1,74 @@
+"""A file named by words of its name, read as if its path had been typed (planner.named_file)."""
+
+import pytest
+
+from planner import named_file
+
+
+@pytest.fixture
+def files(tmp_path):
+    for path, content in {
+        "diario/2024.txt": "3 gen: yoga\n",
+        "rubrica.csv": "nome,numero\nLaura,347 7654321\n",
+        "regali/natale.md": "- Luca: cuffie\n",
+        "ricette/tiramisu.txt": "500 g mascarpone\n",
+        "ricette/pesto.txt": "basilico\n",
+        "lists/shopping.md": "- milk\n",
+        "spese/maggio.csv": "cosa,importo\nspesa,10\n",
+        "notes/sea.txt": "waves\n",
+        "report-2023.md": "a\n",
+        "report-2024.md": "b\n",
+        "bozze/lettera_v1.txt": "uno\n",
+        "bozze/lettera_v2.txt": "due\n",
+    }.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(content)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("leggimi le prime 3 righe del diario", "leggimi le prime 3 righe del file diario/2024.txt"),
+        ("mi trovi il numero di laura nella rubrica?", "mi trovi il numero di laura nel file rubrica.csv?"),
+        ("nella lista dei regali di natale cambia le cuffie con un libro",
+         "nel file regali/natale.md cambia le cuffie con un libro"),
+        ("take bread off my shopping list", "take bread from lists/shopping.md"),
+        # two words, two places: the word of the file's own name becomes its path
+        ("quanto mascarpone per il tiramisù? la ricetta sta in ricette",
+         "quanto mascarpone per il ricette/tiramisu.txt? la ricetta sta in ricette"),
+    ],
+)  # fmt: skip
+def test_words_that_name_one_file_become_its_path(files, text, expected):
+    assert named_file.rewrite(text, files).text == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "write a poem about the sea",  # a piece of writing: its topic is not a file
+        "can you tell me about the sea?",
+        "read the last lines of the report",  # two reports: which one is not said
+        "quanto è stata la spesa più alta?",  # a word of a name, but not where a file is named
+        "leggi le prime righe di rubrica.csv",  # typed already
+        "ciao, come va?",
+    ],
+)
+def test_nothing_is_named_without_one_file_in_a_files_place(files, text):
+    assert named_file.rewrite(text, files) is None
+
+
+def test_a_short_question_after_a_question_asks_of_the_same_file(files):
+    previous = {"request": "quanto mascarpone ci vuole per il tiramisù?", "files": ["ricette/tiramisu.txt"]}
+    again = named_file.asked_again("e di savoiardi?", previous, files)
+    assert again.text == "e di savoiardi (in ricette/tiramisu.txt)?"
+    assert named_file.asked_again("e di savoiardi?", {**previous, "request": "leggi ricette"}, files) is None
+    assert named_file.asked_again("and in notes/sea.txt?", previous, files) is None  # a file of its own
+
+
+def test_one_file_of_the_last_listing_is_named_by_a_word_of_its_name(files):
+    previous = {"listing": ["bozze/lettera_v1.txt", "bozze/lettera_v2.txt"]}
+    assert named_file.one_listed("cancella la v1", previous, files).text == "cancella bozze/lettera_v1.txt"
+    assert named_file.one_listed("read the v2 one", previous, files).text == "read bozze/lettera_v2.txt"
+    assert named_file.one_listed("leggi la lettera", previous, files) is None  # both are letters
+    assert named_file.one_listed("cancella la v1", {}, files) is None
