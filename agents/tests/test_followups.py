@@ -88,3 +88,21 @@ def test_the_last_results_named_by_a_noun_are_kept_in_a_file(session, local_mode
     assert turn.trace["followup"]["evidence"] == "the last 2 answers"
     kept = (root / "results.txt").read_text()
     assert kept.index("391") < kept.index("25")  # in the order they were given
+
+
+def test_a_file_named_in_words_is_read_and_asked_of_again(session, local_model):
+    root = services.workspace_path(session.workspace)
+    (root / "ricette").mkdir()
+    (root / "ricette" / "tiramisu.txt").write_text("500 g di mascarpone\n300 g di savoiardi\ncacao amaro\n")
+    (root / "ricette" / "pesto.txt").write_text("basilico\npinoli\n")
+    turn, answer = say(session, "quanto mascarpone ci vuole per il tiramisù? la ricetta sta in ricette")
+    assert "500 g di mascarpone" in answer and turn.model_calls == 0, turn.trace
+    turn, answer = say(session, "e di savoiardi?")
+    assert "300 g di savoiardi" in answer and turn.model_calls == 0, turn.trace
+    (root / "bozze").mkdir()
+    for name in ("lettera_v1.txt", "lettera_v2.txt"):
+        (root / "bozze" / name).write_text("Gentile direttore,\n")
+    say(session, "list bozze/")
+    turn, _ = say(session, "cancella la v1")  # the one file of the listing whose name holds v1
+    assert turn.model_calls == 0 and not (root / "bozze" / "lettera_v1.txt").exists(), turn.trace
+    assert (root / "bozze" / "lettera_v2.txt").exists()
