@@ -107,11 +107,14 @@ def _move(req: Request, part: str) -> Option | None:
     the last path, after "to / in / into / dentro / nella", is where; the ones before it, joined by
     "and" or commas, move (several only into a folder)."""
     paths = req.of("path")
+    # «il file documenti/cv.txt in documenti, chiamalo …»: the folder said after the file it holds is no source
+    paths = [p for i, p in enumerate(paths)
+             if not (0 < i < len(paths) - 1 and paths[i - 1].text.startswith(p.text.rstrip("/") + "/"))]  # fmt: skip
     *sources, where = paths or [None]
     joined = all(re.fullmatch(r"\s*(?:,|and|e|ed|&)?\s*(?:and|e)?\s*", req.text[a.end : b.start])
                  for a, b in itertools.pairwise(sources))  # fmt: skip
     into = sources and re.search(
-        r"\b(?:to|into|in|as|a|nella|nel|nello|come|dentro|inside|within|sotto)\b",
+        r"\b(?:to|into|in|as|a|nella|nel|nello|come|dentro|inside|within|sotto|chiamal[oa]|call it|name it)\b",
         req.text[sources[-1].end : where.start],
     )
     folder = where is not None and (where.text.endswith("/") or req._exists(where.text, "is_dir"))
@@ -119,7 +122,13 @@ def _move(req: Request, part: str) -> Option | None:
         return None
     if part == "paths":
         return Option([s.text for s in sources], frozenset(s.name for s in sources))
+    if _RENAME.search(req.folded) and len(sources) == 1 and "/" in sources[0].text and "/" not in where.text:
+        # "rename docs/draft.md to final.md": a new name, in the folder it is in
+        return Option(f"{sources[0].text.rsplit('/', 1)[0]}/{where.text}", frozenset({where.name, sources[0].name}))
     return Option(where.text, frozenset({where.name}))
+
+
+_RENAME = re.compile(r"\b(?:rename|renamed|rinomina\w*|chiamal[oa]|call it|name it)\b")
 
 
 # "replace 'teh' with 'the'", «sostituisci 'a' con 'b'», "change 'x' to 'y'": the first quote goes, the second comes.

@@ -8,7 +8,7 @@ model. The file is read here, and each edit must hold in it exactly, or there is
 - items added to a list: "add a light jacket and a phone charger to my packing list
   (trip/packing.md)" (after the list's last item, with its bullet);
 - an item taken off a list: «ho finito i compiti di inglese, toglili da scuola/compiti.md» (the
-  one item that holds the request's words).
+  one item that holds the request's words); one ticked off a checklist (planner.checklist).
 Each is an `edit_file` step, validated, approved and undone like any other. Read by the engine
 and by the follow-up layer (the last turn's file: "change it to 9090", "add my Kindle to it")."""
 
@@ -17,14 +17,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from planner import checklist, retype, stock
 from planner import params as P
-from planner import retype, stock
 from planner.plan import Plan, of_steps
 from planner.text import STOPWORDS, fold, language, stems, words
 from planner.workspace import read
 
 _HERE = "\u00a7"  # where the request named the file
-_WHERE = "<path>"  # where the answer names the file edited
+_WHERE = checklist.WHERE  # where the answer names the file edited
 
 # What ends a value: punctuation, politeness, or the file named after it.
 _END = (
@@ -40,10 +40,8 @@ _SET = re.compile(
     re.IGNORECASE,
 )
 _PRONOUNS = frozenset("it that this its lo la questo questa quello quella".split())
-_REPLACE = re.compile(
-    r"\b(?:change|replace|substitute|swap|correct|cambia|sostituisci|rimpiazza|correggi|modifica)\s+(?P<rest>.+)$",
-    re.IGNORECASE,
-)
+_REPLACE = re.compile(r"\b(?:change|replace|substitute|swap|correct|cambia|sostituisci|rimpiazza|correggi|modifica)"
+                      r"\s+(?P<rest>.+)$", re.IGNORECASE)  # fmt: skip
 _INTO = re.compile(r"\s(?:to|with|into|by|for|con|in|per)\s", re.IGNORECASE)
 _ADD = re.compile(r"\b(?:add|append|put|include|aggiungi|metti|inserisci)\s+", re.IGNORECASE)
 _TO = re.compile(r"\s+(?:to|in|on|into|onto|a|al|alla|allo|all'|nel|nella|nello|su|dentro)\s+", re.IGNORECASE)
@@ -107,7 +105,7 @@ Change = tuple[str, str, tuple[str, str] | None]
 def change_in(said: str, content: str, about: str = "") -> Change | None:
     """The one edit `said` spells out in `content`; `about`: the request the last turn answered,
     where "it" in "change it to 9090" gets its key."""
-    for form in (_set_key, _replace, _instead, _counted, _key_named, _retyped, _add_items, _remove_item):
+    for form in _FORMS:
         found = form(said, content, about)
         if found is not None:
             return found
@@ -362,7 +360,8 @@ def on_last_file(text: str, previous: dict, workspace: Path | None) -> tuple[str
         return None
     about = previous.get("request") or ""
     change = (
-        _set_key(text, content, about)
+        checklist.tick(text, content, about)
+        or _set_key(text, content, about)
         or _replace(text, content, "")
         or _instead(text, content, "")
         or _counted(text, content, "")
@@ -396,3 +395,6 @@ def _on_the_list(text: str) -> str:
     also = _ALSO.match(text)
     rest = re.sub(r"^add\s+|\s+(?:too|as well)$", "", text[also.end() :], flags=re.IGNORECASE) if also else ""
     return f"add {rest} to {_HERE}" if rest else ""
+
+
+_FORMS = (checklist.tick, _set_key, _replace, _instead, _counted, _key_named, _retyped, _add_items, _remove_item)

@@ -88,7 +88,34 @@ class Named:
 
 def resolve(text: str, previous: dict, workspace: Path | None) -> Named | None:
     """The request with the one file its words name typed in (any of the ways above), or None."""
-    return rewrite(text, workspace) or asked_again(text, previous, workspace) or one_listed(text, previous, workspace)
+    return (
+        in_folder(text, workspace)
+        or rewrite(text, workspace)
+        or asked_again(text, previous, workspace)
+        or one_listed(text, previous, workspace)
+    )
+
+
+# A file and the folder it is in, said apart: «il file .env della cartella app», "the .env file in
+# the app folder", "config.yaml in folder deploy".
+_IN_FOLDER = re.compile(
+    r"(?<![\w./-])(?P<name>[\w.-]*\.[\w-]+)(?:\s+file)?\s+(?:della|nella|dalla|dentro la|in|of|from|inside)\s+"
+    r"(?:(?:the|my|la)\s+)?(?:(?:cartella|folder|directory|dir)\s+(?P<folder>[\w./-]+)|(?P<before>[\w./-]+)\s+"
+    r"(?:folder|directory|dir))\b",
+    re.IGNORECASE,
+)
+
+
+def in_folder(text: str, workspace: Path | None) -> Named | None:
+    """The request with "NAME in the FOLDER folder" written as FOLDER/NAME, when that file exists."""
+    match = _IN_FOLDER.search(text) if workspace is not None else None
+    if match is None:
+        return None
+    folder = (match.group("folder") or match.group("before")).strip("/")
+    path = f"{folder}/{match.group('name')}"
+    if not _is_file(workspace, path):
+        return None
+    return Named(f"{text[: match.start()]}{path}{text[match.end() :]}", path, (match.group("name"), folder))
 
 
 def rewrite(text: str, workspace: Path | None) -> Named | None:

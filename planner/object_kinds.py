@@ -117,7 +117,7 @@ def is_web_address(name: str) -> bool:
 # "create two folders: src and tests", «crea le cartelle foto e video»: the names listed after the noun.
 _LISTED_FOLDERS = re.compile(
     r"\b(?:folders|directories|dirs|cartelle|sottocartelle|subfolders|sub-folders|subdirectories)"
-    r"(?:\s+(?:called|named|chiamate|di nome))?\s*:?\s+"
+    r"(?:\s+(?:called|named|chiamate|di nome))?\s*[:,]?\s+"  # «… due sottocartelle, foto e appunti»
     r"([a-z0-9][\w/-]*(?:\s*(?:,|,?\s*(?:and|e|ed)\s)\s*[a-z0-9][\w/-]*)+)(?=\s*$|[.!?])"
 )
 

@@ -199,8 +199,9 @@ def find(folded: str, extraction: P.Extraction, *, definition: bool) -> tuple[st
     for tool, pattern in _MEMORY:
         if pattern.search(folded):
             return tool, "the agent's memory", 0.9
-    if _TODO.search(folded) and not definition:
-        return "todo_update", "the task list", 0.85
+    files = [v.text.rsplit(".", 1)[-1] for v in extraction.values if v.type == "path" and "." in v.text]
+    if _TODO.search(folded) and not definition and not any(object_kinds.is_file_extension(e) for e in files):
+        return "todo_update", "the task list", 0.85  # not «nel todo.md segnami come fatto …»: a file
     if _LS.match(folded):  # "ls docs": a folder listed, which needs no shell ("ls -la" and "run ls" do)
         return "list_files", "a folder listed", 0.85
     if _SHELL.search(folded) and not definition:

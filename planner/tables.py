@@ -39,7 +39,8 @@ _LEAST = re.compile(
     r"\b(?:least|lowest|smallest|cheapest|minimum|min|piu economico|piu economica|piu basso|piu bassa|"
     r"piu piccolo|piu piccola|minore|minimo|minima|di meno)\b"
 )
-_WHICH = re.compile(r"\b(?:which|what|who|quale|quali|chi|che)\b")
+# «quale mese è costato di più?», «quanto è stata la spesa più alta?»
+_WHICH = re.compile(r"\b(?:which|what|who|how much|quale|quali|chi|che|quanto|quanta)\b")
 # A count of things held, for the column of quantities: «quanti pezzi ho in totale?».
 _HOW_MANY = re.compile(r"\b(?:how many|quanti|quante|pieces|pezzi|units|unita)\b")
 QUANTITY = re.compile(r"^(?:qty|quantity|quantities|quantita|q\.?ta|pezzi|pieces|count|stock|giacenza|units|unita|n)$")

@@ -53,6 +53,9 @@ def cold(cat, workspace):
         ("how many .txt files are there?", [("find_files", {"pattern": "*.txt"})]),
         ("search for TODO in notes.md", [("grep_files", {"pattern": "TODO", "path": "notes.md"})]),
         ("rename report.txt to report-2024.txt", [("move_files", {"paths": ["report.txt"], "to": "report-2024.txt"})]),
+        # a new name stays in the file's folder; a move to a bare name goes to the root
+        ("rename notes/a.md to b.md", [("move_files", {"paths": ["notes/a.md"], "to": "notes/b.md"})]),
+        ("move notes/a.md to b.md", [("move_files", {"paths": ["notes/a.md"], "to": "b.md"})]),
         ("sposta a.txt nella cartella archivio/", [("move_files", {"paths": ["a.txt"], "to": "archivio/"})]),
         ("replace 'teh' with 'the' in notes.md", [("edit_file", {"path": "notes.md", "old": "teh", "new": "the"})]),
         (
@@ -259,6 +262,10 @@ def test_comments_searched_for_are_lines_searched(cold):
         (
             "mi crei una cartella progetti/sito con dentro tre sottocartelle: css, js e img?",
             [("make_dirs", {"paths": ["progetti/sito/css", "progetti/sito/js", "progetti/sito/img"]})],
+        ),
+        (
+            "creami una cartella progetti/orto con dentro due sottocartelle, foto e appunti",
+            [("make_dirs", {"paths": ["progetti/orto/foto", "progetti/orto/appunti"]})],
         ),
     ],
 )

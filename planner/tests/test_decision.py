@@ -304,3 +304,8 @@ def test_a_schedule_or_a_repeat_with_nothing_to_do_asks(text):
 
 def test_a_schedule_with_something_to_do_is_scheduled():
     assert decision("remind me every day at 8 to stretch").tool == "schedule_recurring"
+
+
+def test_a_checklist_in_a_named_file_is_the_file_not_the_task_list():
+    assert decision("nel todo.md segnami come fatto il dentista").tool != "todo_update"
+    assert decision("segna come fatto il dentista nella mia lista delle cose da fare").tool == "todo_update"

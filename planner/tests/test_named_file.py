@@ -72,3 +72,12 @@ def test_one_file_of_the_last_listing_is_named_by_a_word_of_its_name(files):
     assert named_file.one_listed("read the v2 one", previous, files).text == "read bozze/lettera_v2.txt"
     assert named_file.one_listed("leggi la lettera", previous, files) is None  # both are letters
     assert named_file.one_listed("cancella la v1", {}, files) is None
+
+
+def test_a_file_and_its_folder_said_apart_are_one_path(files):
+    (files / "app").mkdir()
+    (files / "app" / ".env").write_text("DEBUG=true\n")
+    said = named_file.resolve("nel file .env della cartella app metti DEBUG a false", {}, files)
+    assert said.text == "nel file app/.env metti DEBUG a false"
+    assert named_file.resolve("set DEBUG to false in the .env file in the app folder", {}, files).path == "app/.env"
+    assert named_file.in_folder("read x.env in the app folder", files) is None  # no such file there

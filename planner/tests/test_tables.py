@@ -176,3 +176,9 @@ def test_a_count_goes_down_for_what_was_sold_and_up_for_what_arrived(files, text
     found = edits.plan_for(text, tools={"edit_file"}, workspace=files)
     args = found.steps[0].args if found else None
     assert ((args["old"], args["new"]) == (old, new)) if old else args is None
+
+
+def test_how_much_the_biggest_was_is_the_most(files):
+    previous = {"request": "How much did I spend on groceries? See budget/may.csv", "files": ["budget/may.csv"]}
+    found = followup.resolve("how much was the biggest expense?", previous, files)
+    assert found.plan.steps[1].args["expression"] == "max([54.20, 12.00, 38.75, 27.50, 61.05, 19.90])"
