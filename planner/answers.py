@@ -22,11 +22,21 @@ MAX_LISTED = 50
 
 
 # "how many items are on the list?", «quante voci ci sono?»: the list's items, counted.
+# Any noun of the file's own (not files, folders, or a kind of file): "how many contacts are there?".
+_NOT_ITEMS = (
+    r"(?!(?:files?|folders?|directories|cartelle|documenti|documents|immagini|images|photos|foto|pdfs?|csvs?|"
+    r"jpe?gs?|pngs?|gifs?|svgs?|mp[34]s?|jsons?|txts?|mds?|lines|righe|words|parole|characters|caratteri)\b)"
+)
 ITEM_COUNT = re.compile(
     r"\b(how many (?:items|entries|things|books|tasks)|number of (?:items|entries)|count the items|"
-    r"quant[ie] (?:voci|elementi|cose|libri|compiti|articoli)|numero di (?:voci|elementi))\b",
+    r"quant[ie] (?:voci|elementi|cose|libri|compiti|articoli)|numero di (?:voci|elementi)|"
+    rf"how many {_NOT_ITEMS}\w+ (?:are|do i|have i|did i|were|is there)|"
+    rf"quant[ie] {_NOT_ITEMS}\w+ (?:ci sono|ci stanno|ho|mi restano|restano|rimangono|mancano|erano|sono))\b",
     re.IGNORECASE,
 )
+# What is still to do, of a checklist: «quante cose mi restano da fare?», "how many tasks are left?".
+_LEFT = re.compile(r"\b(left|remaining|still|to do|restano|rimangono|mancano|da fare|ancora)\b", re.IGNORECASE)
+_OPEN_BOX = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]\s")
 
 
 def asks_line_count(request: str) -> bool:
@@ -45,13 +55,17 @@ def of_result(tool: str, result: dict, request: str = "") -> str:
     return text if text is not None else _generic(tool, result, it)
 
 
-def _item_count(result: dict, it: bool) -> str:
-    """A list's items: its bulleted lines, or else its lines that are not headings."""
+def _item_count(result: dict, it: bool, request: str = "") -> str:
+    """A list's items: its bulleted lines (those still open, when the request asks what is left),
+    a table's rows below its header, or else its lines that are not headings."""
     parts = []
     for entry in result.get("entries", []):
         lines = [line for line in str(entry.get("content", "")).splitlines() if line.strip()]
         bulleted = [line for line in lines if _LISTED.match(line)]
-        n = len(bulleted) or len([line for line in lines if not line.lstrip().startswith("#")])
+        if _LEFT.search(request) and any(_OPEN_BOX.match(line) for line in bulleted):
+            bulleted = [line for line in bulleted if _OPEN_BOX.match(line)]
+        table = str(entry.get("path", "")).lower().endswith((".csv", ".tsv")) and len(lines) > 1
+        n = len(lines) - 1 if table else len(bulleted) or len([ln for ln in lines if not ln.lstrip().startswith("#")])
         if it:
             parts.append(f"{entry['path']}: {n} {'voce' if n == 1 else 'voci'}.")
         else:
@@ -77,7 +91,7 @@ def _read(result: dict, it: bool, request: str) -> str:
     if asks_line_count(request):
         return line_count(result, it)
     if ITEM_COUNT.search(request):
-        return _item_count(result, it)
+        return _item_count(result, it, request)
     entries = result.get("entries", [])
     if len(entries) == 1:
         content = entries[0].get("content", "")

@@ -108,9 +108,9 @@ def _move(req: Request, part: str) -> Option | None:
     "and" or commas, move (several only into a folder)."""
     paths = req.of("path")
     # «il file documenti/cv.txt in documenti, chiamalo …»: the folder said after the file it holds is no source
-    paths = [p for i, p in enumerate(paths)
-             if not (0 < i < len(paths) - 1 and paths[i - 1].text.startswith(p.text.rstrip("/") + "/"))]  # fmt: skip
-    *sources, where = paths or [None]
+    said = [p for i, p in enumerate(paths)
+            if 0 < i < len(paths) - 1 and paths[i - 1].text.startswith(p.text.rstrip("/") + "/")]  # fmt: skip
+    *sources, where = [p for p in paths if p not in said] or [None]
     joined = all(re.fullmatch(r"\s*(?:,|and|e|ed|&)?\s*(?:and|e)?\s*", req.text[a.end : b.start])
                  for a, b in itertools.pairwise(sources))  # fmt: skip
     into = sources and re.search(
@@ -121,7 +121,7 @@ def _move(req: Request, part: str) -> Option | None:
     if not sources or not joined or not into or (len(sources) > 1 and not folder):
         return None
     if part == "paths":
-        return Option([s.text for s in sources], frozenset(s.name for s in sources))
+        return Option([s.text for s in sources], frozenset(s.name for s in [*sources, *said]))
     if _RENAME.search(req.folded) and len(sources) == 1 and "/" in sources[0].text and "/" not in where.text:
         # "rename docs/draft.md to final.md": a new name, in the folder it is in
         return Option(f"{sources[0].text.rsplit('/', 1)[0]}/{where.text}", frozenset({where.name, sources[0].name}))

@@ -14,7 +14,8 @@ files: a tie names nothing.
 A short question right after a question about one file asks of the same file (`asked_again`): "and
 the db pool size?", «e di savoiardi?» after «quanto mascarpone ci vuole per il tiramisù?». And one
 file of the last listing is named by a word of its name alone (`one_listed`): «cancella la v1»
-after bozze/ holds lettera_v1.txt and lettera_v2.txt, "rename the april one to 2024-04.pdf"."""
+after bozze/ holds lettera_v1.txt and lettera_v2.txt, "rename the april one to 2024-04.pdf"; and a
+verb's pronoun is the one file the last turn was on (`the_last`): «ora copiala in archivio/x.txt»."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from planner import name_share
 from planner import params as P
 from planner.intent import _OBJECT_STEMS, _VERB_STEMS
 from planner.text import STOPWORDS, fold, stems, whole
+from planner.workspace import read
 
 # What makes a request one about a file's content: reading it, asking of it, changing a line of it.
 _ABOUT_CONTENT = whole(
@@ -93,7 +95,28 @@ def resolve(text: str, previous: dict, workspace: Path | None) -> Named | None:
         or rewrite(text, workspace)
         or asked_again(text, previous, workspace)
         or one_listed(text, previous, workspace)
+        or the_last(text, previous, workspace)
     )
+
+
+# A verb whose object is the file the last turn was on: «copiala in archivio/», "rename it to b.md".
+_ON_IT = re.compile(
+    r"\b(?:(?P<clitic>copia|sposta|rinomina|duplica|archivia|comprimi)(?:me|ce)?(?:lo|la)|"
+    r"(?P<verb>copy|move|rename|duplicate|archive)\s+(?:it|that|that file|this file|the file))\b",
+    re.IGNORECASE,
+)
+
+
+def the_last(text: str, previous: dict, workspace: Path | None) -> Named | None:
+    """The request with "it" (a verb's pronoun) written as the one file the last turn was on."""
+    files = (previous or {}).get("files") or []
+    match = _ON_IT.search(text) if workspace is not None and len(files) == 1 else None
+    if match is None or previous.get("plan_is_last") is False or not _is_file(workspace, files[0]):
+        return None
+    if any(v.type == "path" and _is_file(workspace, v.text) for v in P.extract(text, workspace).values):
+        return None  # a file of its own
+    verb = match.group("clitic") or match.group("verb")
+    return Named(f"{text[: match.start()]}{verb} {files[0]}{text[match.end() :]}", files[0], (match.group(0),))
 
 
 # A file and the folder it is in, said apart: «il file .env della cartella app», "the .env file in
@@ -154,17 +177,30 @@ _AGAIN = re.compile(r"^\s*(?:and|e|ed|what about|how about|also|anche|invece)\b.
 
 
 def asked_again(text: str, previous: dict, workspace: Path | None) -> Named | None:
-    """The request asking of the file the last question read, with that file typed in, or None."""
-    if workspace is None or not previous or len(text.split()) > 12 or not _AGAIN.match(text):
+    """The request asking of the file the last turn was on, with that file typed in, or None: after
+    a question about it, a short one that leans on it ("and …?"); after any turn on it, a question
+    with a word the file holds («quand'è che sono andato a Bologna?» after reading the diary)."""
+    if workspace is None or not previous or len(text.split()) > 12 or not text.rstrip().endswith("?"):
         return None
     files = previous.get("files") or []
-    asked = previous.get("request") or ""
-    if len(files) != 1 or "?" not in asked or not _is_file(workspace, files[0]):
+    if len(files) != 1 or previous.get("plan_is_last") is False or not _is_file(workspace, files[0]):
         return None
     if any(v.type in ("path", "glob", "url") for v in P.extract(text, workspace).values):
         return None  # a file of its own
     path = files[0]
+    leans = _AGAIN.match(text) and "?" in (previous.get("request") or "")
+    if not leans and _DEFINITION.match(fold(text)):
+        return None  # "what is Python?": what a word means, not what the file says
+    held = fold(read(workspace, path) or "")
+    if not leans and not any(len(w) >= 4 and re.search(rf"\b{re.escape(w)}\b", held) for w in _wanted(fold(text))):
+        return None
     return Named(f"{text.rstrip()[:-1].rstrip()} (in {path})?", path, ())
+
+
+_DEFINITION = re.compile(
+    r"^\s*(?:what(?:'s| is| are)|cos'e|cosa e|cosa sono|che cos'e|explain|spiega\w*|define|definisci)\s+"
+    r"(?:(?:a|an|the|un|una|uno|il|la|lo|l')\s*)?[^\W\d_]+\s*\?\s*$"
+)
 
 
 # A word after an article, alone or with "one": «la v1», "the april one", «quello di marzo».

@@ -133,3 +133,12 @@ def test_time_compute_and_shell_speak_plainly():
 def test_a_tool_without_a_sentence_of_its_own_is_still_no_json():
     text = of_result("custom_tool", {"ok": True, "file": "x.bin", "bytes": 3, "meta": {"a": 1}})
     assert text == "custom_tool finished (file: x.bin, bytes: 3)." and "{" not in text
+
+
+def test_a_count_of_a_files_own_things_counts_rows_items_or_what_is_left():
+    table = {"entries": [{"path": "rubrica.csv", "content": "nome,numero\nLaura,1\nGianni,2\nSara,3\n"}]}
+    assert of_result("read_files", table, "how many contacts are there?") == "rubrica.csv: 3 items."
+    todo = {"entries": [{"path": "todo.md", "content": "# Todo\n- [x] a\n- [ ] b\n- [ ] c\n"}]}
+    assert of_result("read_files", todo, "quante cose mi restano da fare?") == "todo.md: 2 voci."
+    assert of_result("read_files", todo, "how many items are on the list?") == "todo.md: 3 items."
+    assert "- [ ] b" in of_result("read_files", todo, "how many pdfs are there?")  # files: not the file's items

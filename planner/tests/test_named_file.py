@@ -81,3 +81,21 @@ def test_a_file_and_its_folder_said_apart_are_one_path(files):
     assert said.text == "nel file app/.env metti DEBUG a false"
     assert named_file.resolve("set DEBUG to false in the .env file in the app folder", {}, files).path == "app/.env"
     assert named_file.in_folder("read x.env in the app folder", files) is None  # no such file there
+
+
+def test_a_verbs_pronoun_is_the_file_the_last_turn_was_on(files):
+    previous = {"files": ["notes/sea.txt"], "plan_is_last": True}
+    said = named_file.the_last("ora copiala pure in archivio/mare.txt", previous, files)
+    assert said.text == "ora copia notes/sea.txt pure in archivio/mare.txt"
+    assert named_file.the_last("rename it to waves.txt", previous, files).text == "rename notes/sea.txt to waves.txt"
+    assert named_file.the_last("rename it to waves.txt", {**previous, "plan_is_last": False}, files) is None
+    assert named_file.the_last("copy rubrica.csv to b.csv", previous, files) is None  # no pronoun
+
+
+def test_a_question_with_a_word_the_last_file_holds_asks_of_it(files):
+    (files / "diario" / "2024.txt").write_text("3 gen: yoga\n28 feb: gita a Bologna\n")
+    previous = {"request": "leggimi le prime righe del diario", "files": ["diario/2024.txt"]}
+    said = named_file.asked_again("quand'è che sono andato a Bologna?", previous, files)
+    assert said.text == "quand'è che sono andato a Bologna (in diario/2024.txt)?"
+    assert named_file.asked_again("what's the capital of France?", previous, files) is None  # not in the file
+    assert named_file.asked_again("cos'è Bologna?", previous, files) is None  # what a word means
