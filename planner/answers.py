@@ -30,8 +30,11 @@ _NOT_ITEMS = (
 ITEM_COUNT = re.compile(
     r"\b(how many (?:items|entries|things|books|tasks)|number of (?:items|entries)|count the items|"
     r"quant[ie] (?:voci|elementi|cose|libri|compiti|articoli)|numero di (?:voci|elementi)|"
-    rf"how many {_NOT_ITEMS}\w+ (?:are|do i|have i|did i|were|is there)|"
-    rf"quant[ie] {_NOT_ITEMS}\w+ (?:ci sono|ci stanno|ho|mi restano|restano|rimangono|mancano|erano|sono))\b",
+    # the whole question, so that "how many were absent?" or «quanti km ho corso?» is not a count of lines
+    rf"how many {_NOT_ITEMS}\w+ (?:are (?:there|left|on (?:it|the list)|in (?:it|there))|do i have|have i got)"
+    r"(?: (?:now|in total|altogether|left))?\s*\?*\s*$|"
+    rf"quant[ie] {_NOT_ITEMS}\w+ (?:ci sono|ci stanno|ho|(?:mi )?(?:restano|rimangono|mancano)(?: da fare)?)"
+    r"(?: (?:in tutto|in totale|adesso|ora|ancora|nella lista|in lista))?\s*\?*\s*$)",
     re.IGNORECASE,
 )
 # What is still to do, of a checklist: «quante cose mi restano da fare?», "how many tasks are left?".

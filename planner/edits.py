@@ -19,6 +19,8 @@ from pathlib import Path
 
 from planner import checklist, retype, stock
 from planner import params as P
+from planner.keys import key_line as _key_line
+from planner.keys import named as _keys_named
 from planner.plan import Plan, of_steps
 from planner.text import STOPWORDS, fold, language, stems, words
 from planner.workspace import read
@@ -124,8 +126,9 @@ def _set_key(said: str, content: str, about: str) -> Change | None:
         value = _unquoted(match.group("value"))
         if not value:
             continue
-        if match.group("clitic") or fold(phrase) in _PRONOUNS:
-            keys = [w for w in dict.fromkeys(re.findall(r"[\w.-]+", about)) if _key_line(content, w)]
+        if match.group("clitic") or fold(phrase) in _PRONOUNS:  # «mettila a 8080»: the key said, else the last one
+            keys = _keys_named(said, content) or [w for w in dict.fromkeys(re.findall(r"[\w.-]+", about))
+                                                 if _key_line(content, w)]  # fmt: skip
         else:
             keys = [k for k in (phrase, phrase.replace(" ", "_"), *phrase.split()[::-1]) if _key_line(content, k)]
         lines = {line.span(): line for k in keys if (line := _key_line(content, k))}
@@ -208,16 +211,6 @@ def _retyped(said: str, content: str, about: str) -> Change | None:
             f"Cambiato \u201c{was}\u201d in \u201c{now}\u201d in {_WHERE}.",
         ),
     )
-
-
-def _key_line(content: str, key: str) -> re.Match | None:
-    """The one line that gives `key` a value (`key = v`, `key: v`, `"key": v`), or None."""
-    if len(key) < 2 or fold(key) in STOPWORDS:
-        return None
-    at = rf"^(?P<pre>[ \t]*(?P<q>[\"']?)(?P<key>{re.escape(key)})(?P=q)[ \t]*[:=][ \t]*)"
-    pattern = at + r"(?P<val>.*?)(?P<post>[ \t]*,?[ \t]*)$"
-    found = list(re.finditer(pattern, content, re.MULTILINE | re.IGNORECASE))
-    return found[0] if len(found) == 1 else None
 
 
 def _with_value(line: re.Match, value: str) -> str:

@@ -77,7 +77,7 @@ _DESTINATION = re.compile(
     r"\b(to|into|onto|as|over|overwrite|update|edit|modify|change|replace|fix|rewrite|append|save|write|"
     r"delete|remove|erase|rm|move|rename|create|make|mkdir|get rid of|throw away|butta via|"
     r"sovrascrivi|aggiorna|modifica|cambia|correggi|riscrivi|salva|scrivi|aggiungi|nel|nella|sul|sulla|"
-    r"elimina|cancella|rimuovi|sposta|rinomina|crea)"
+    r"elimina|cancella|rimuovi|sposta|rinomina|crea)(?:mi|ci|melo|mela|meli|mele)?"  # «rinominami il file …»
     r"\s+(?:(?:the|file|files|folder|folders|directory|il|la|lo|i|le|gli|in|a|cartella|cartelle)\s+)*[`'\"]?$",
     re.IGNORECASE,
 )

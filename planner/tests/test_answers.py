@@ -142,3 +142,9 @@ def test_a_count_of_a_files_own_things_counts_rows_items_or_what_is_left():
     assert of_result("read_files", todo, "quante cose mi restano da fare?") == "todo.md: 2 voci."
     assert of_result("read_files", todo, "how many items are on the list?") == "todo.md: 3 items."
     assert "- [ ] b" in of_result("read_files", todo, "how many pdfs are there?")  # files: not the file's items
+
+
+def test_a_question_of_what_the_text_says_is_not_a_count_of_its_lines():
+    notes = {"entries": [{"path": "verbale.txt", "content": "- presenti: 12\n- assenti: 5\n"}]}
+    for asked in ("quanti condòmini erano assenti?", "quanti km ho corso in totale?", "how many were absent?"):
+        assert "assenti: 5" in of_result("read_files", notes, asked)

@@ -260,3 +260,13 @@ def test_a_correction_needs_a_word_asking_for_it(files):
         "old": "venerdì",
         "new": "lunedì",
     }
+
+
+def test_a_pronoun_set_after_a_key_is_named_takes_the_key_said(tmp_path):
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / ".env").write_text("DEBUG=false\nPORT=3000\n")
+    previous = {"request": "nel file app/.env metti DEBUG a false", "files": ["app/.env"]}
+    found = followup.resolve("e cambia anche la porta, mettila a 8080", previous, tmp_path)
+    assert found.plan.steps[0].args == {"path": "app/.env", "old": "PORT=3000", "new": "PORT=8080"}
+    again = followup.resolve("no, mettila a true", previous, tmp_path)  # no key said: the last one
+    assert again.plan.steps[0].args["old"] == "DEBUG=false"

@@ -85,6 +85,8 @@ def test_verdicts_log_argument_keys_never_values(cat, workspace, caplog):
         ("fix the typo in notes/b.md", "notes/b.md", True),
         ("count the words in notes/b.md", "notes/b.md", False),
         ("scrivi ciao nel file notes/b.md", "notes/b.md", True),
+        ("scrivimi ciao nel file notes/b.md", "notes/b.md", True),
+        ("rinominami il file notes/b.md, chiamalo c.md", "notes/b.md", True),  # a verb with its pronoun
     ],
 )
 def test_a_write_changes_an_existing_file_only_when_the_request_names_it_as_the_destination(
