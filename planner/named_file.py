@@ -90,12 +90,15 @@ class Named:
 
 def resolve(text: str, previous: dict, workspace: Path | None) -> Named | None:
     """The request with the one file its words name typed in (any of the ways above), or None."""
+    if workspace is None:
+        return None
+    typed = _typed(text, workspace)  # the request's typed paths, read once for every form
     return (
         in_folder(text, workspace)
-        or rewrite(text, workspace)
-        or asked_again(text, previous, workspace)
-        or one_listed(text, previous, workspace)
-        or the_last(text, previous, workspace)
+        or rewrite(text, workspace, typed)
+        or asked_again(text, previous, workspace, typed)
+        or one_listed(text, previous, workspace, typed)
+        or the_last(text, previous, workspace, typed)
     )
 
 
@@ -107,13 +110,13 @@ _ON_IT = re.compile(
 )
 
 
-def the_last(text: str, previous: dict, workspace: Path | None) -> Named | None:
+def the_last(text: str, previous: dict, workspace: Path | None, typed: list | None = None) -> Named | None:
     """The request with "it" (a verb's pronoun) written as the one file the last turn was on."""
     files = (previous or {}).get("files") or []
     match = _ON_IT.search(text) if workspace is not None and len(files) == 1 else None
     if match is None or previous.get("plan_is_last") is False or not _is_file(workspace, files[0]):
         return None
-    if any(v.type == "path" and _is_file(workspace, v.text) for v in P.extract(text, workspace).values):
+    if any(v.type == "path" and _is_file(workspace, v.text) for v in _typed(text, workspace, typed)):
         return None  # a file of its own
     verb = match.group("clitic") or match.group("verb")
     return Named(f"{text[: match.start()]}{verb} {files[0]}{text[match.end() :]}", files[0], (match.group(0),))
@@ -141,14 +144,14 @@ def in_folder(text: str, workspace: Path | None) -> Named | None:
     return Named(f"{text[: match.start()]}{path}{text[match.end() :]}", path, (match.group("name"), folder))
 
 
-def rewrite(text: str, workspace: Path | None) -> Named | None:
+def rewrite(text: str, workspace: Path | None, typed: list | None = None) -> Named | None:
     """The request with the one file its words name typed in, or None."""
     if workspace is None or len(text) > 400:
         return None
     folded = fold(text)
     if not _ABOUT_CONTENT.search(folded) or _WRITING.search(folded):
         return None
-    typed = [v for v in P.extract(text, workspace).values if v.type in ("path", "glob", "url")]
+    typed = _typed(text, workspace, typed)
     if any(v.type != "path" or _is_file(workspace, v.text) for v in typed):
         return None  # a file typed already (a folder, or a name to give, may go with the one named)
     wanted = _wanted(folded)
@@ -176,7 +179,7 @@ def rewrite(text: str, workspace: Path | None) -> Named | None:
 _AGAIN = re.compile(r"^\s*(?:and|e|ed|what about|how about|also|anche|invece)\b.*\?\s*$", re.IGNORECASE | re.S)
 
 
-def asked_again(text: str, previous: dict, workspace: Path | None) -> Named | None:
+def asked_again(text: str, previous: dict, workspace: Path | None, typed: list | None = None) -> Named | None:
     """The request asking of the file the last turn was on, with that file typed in, or None: after
     a question about it, a short one that leans on it ("and …?"); after any turn on it, a question
     with a word the file holds («quand'è che sono andato a Bologna?» after reading the diary)."""
@@ -185,7 +188,7 @@ def asked_again(text: str, previous: dict, workspace: Path | None) -> Named | No
     files = previous.get("files") or []
     if len(files) != 1 or previous.get("plan_is_last") is False or not _is_file(workspace, files[0]):
         return None
-    if any(v.type in ("path", "glob", "url") for v in P.extract(text, workspace).values):
+    if _typed(text, workspace, typed):
         return None  # a file of its own
     path = files[0]
     leans = _AGAIN.match(text) and "?" in (previous.get("request") or "")
@@ -211,14 +214,12 @@ _ONE_WORD = re.compile(
 )
 
 
-def one_listed(text: str, previous: dict, workspace: Path | None) -> Named | None:
+def one_listed(text: str, previous: dict, workspace: Path | None, typed: list | None = None) -> Named | None:
     """The request with the one file of the last listing its word names typed in, or None."""
     listed = [*(previous or {}).get("listing", []), *(previous or {}).get("files", [])]
     if workspace is None or not listed or len(text.split()) > 14 or not _ABOUT_CONTENT.search(fold(text)):
         return None
-    if any(
-        v.type in ("path", "glob", "url") and _is_file(workspace, v.text) for v in P.extract(text, workspace).values
-    ):
+    if any(_is_file(workspace, v.text) for v in _typed(text, workspace, typed)):
         return None
     for match in _ONE_WORD.finditer(text):
         word = fold(match.group("word"))
@@ -277,3 +278,12 @@ def _is_file(workspace: Path, relative: str) -> bool:
         return (workspace / relative).resolve().is_relative_to(workspace.resolve()) and (workspace / relative).is_file()
     except (OSError, ValueError):
         return False
+
+
+def _typed(text: str, workspace: Path, typed: list | None = None) -> list:
+    """The paths, globs and URLs the request types (`typed`: as read already)."""
+    return (
+        typed
+        if typed is not None
+        else [v for v in P.extract(text, workspace).values if v.type in ("path", "glob", "url")]
+    )
