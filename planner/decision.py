@@ -82,7 +82,7 @@ _FIRST_FILE_TOOL = (
     ("edit_file", whole(r"replace|change|edit|fix|correct|modify|update|sostituisci|cambia|modifica|correggi|aggiorna|"
                        r"(?:delete|remove|cancella|elimina|rimuovi) (?:the |la |una |the last |the first |l'ultima )?"
                        r"(?:lines?|words?|righe|riga|parola|parole|typo)")),
-    ("move_files", whole(r"move|rename|sposta|rinomina|spostalo|rinominalo")),
+    ("move_files", whole(r"move|rename|spost[ai]\w*|rinomin[ai]\w*")),
     ("delete_files", whole(r"delete|remove|erase|get rid of|throw away|cancella|elimina|rimuovi|cancellalo|eliminalo|"
                           r"butta via")),
     ("write_files", whole(r"write|save|store|append|add|note down|put|create|overwrite|"
@@ -92,7 +92,7 @@ _FIRST_FILE_TOOL = (
     ("grep_files", whole(r"mention|mentions|mentioning|contain|contains|containing|search (?:for|in)|grep|look for|"
                         r"search (?:my|the|all|all my|all the) [\w./-]+ for|"
                         r"talks? about|parla(?:no)? di|cerca dentro|search inside|look inside|cercal[oaie]|"
-                        r"menzion\w*|contien\w*|cerca (?:la parola|il testo|\"|')|cerca .* (?:nei|nel|in)")),
+                        r"menzion\w*|contien\w*|cerca (?:la parola|il testo|\"|')|cerca .* (?:nei|nel|in|dentro)")),
     ("find_files", whole(r"find|locate|how many|count|trova|quanti|quante|conta|individua|where is|where's|"
                         r"dov'e|dov e|dove e|dove si trova|dove sta|where did|where has|end(?:ed)? up|finit[oa]|"
                         r"files? (?:named|called)|"
@@ -137,7 +137,7 @@ def decide(
     if own is not None:
         tool, evidence, confidence = own
         return Decision("tools", (evidence,), confidence, tool)
-    found = _workspace_evidence(folded, extraction, workspace, earlier)
+    found = _workspace_evidence(*_without_passages(folded, extraction), workspace, earlier)
     if found and all(e.startswith(("folder ", "root ")) for e in found[0]) and missing.missing_object(folded):
         found = None  # "copialo nella cartella backup", "search for that word in my files": where, not what
     if found:
@@ -155,6 +155,22 @@ def decide(
     if _WEB.search(folded) and not _DEFINITION.search(folded):
         return Decision("direct", ("the web, without an address",), 0.5)
     return Decision("direct", ("no workspace object or tool object named",), 0.9)
+
+
+# A quoted passage of five words or more is text to talk about, not a name: "is this passive
+# aggressive? 'As per my last email, the files are in the shared folder.'"
+_PASSAGE = re.compile(
+    r"(?:^|(?<=[\s(:]))(?:'[^'\n]*(?:\s+[^'\s]+){4,}'|\"[^\"\n]*(?:\s+[^\"\s]+){4,}\"|«[^»]*(?:\s+[^»\s]+){4,}»)"
+)
+
+
+def _without_passages(folded: str, extraction: P.Extraction) -> tuple[str, P.Extraction]:
+    """The request less the passages it quotes: the folded text, and the values outside them."""
+    spans = [m.span() for m in _PASSAGE.finditer(extraction.text)]
+    if not spans:
+        return folded, extraction
+    values = tuple(v for v in extraction.values if not any(a <= v.start < b for a, b in spans))
+    return _PASSAGE.sub(" ", folded), P.Extraction(extraction.text, values, extraction.masked)
 
 
 def _workspace_evidence(
@@ -292,7 +308,9 @@ _CODE_FILE = re.compile(r"\.(?:py|sh|bash|js|ts|rb|go|rs|sql|ps1|bat|java|c|cpp|
 # Files found by their names: "the files with 'invoice' in the name".
 _BY_NAME = whole(
     r"(?:in|nel) (?:the |their |its |loro )?(?:names?|nome)|whose names?|files? (?:named|called)|"
-    r"file (?:chiamat\w+|di nome|che si chiamano)"
+    r"file (?:chiamat\w+|di nome|che si chiam\w+)|"
+    r"files? (?:that )?(?:end|ends|ending|start|starts|starting|begin|begins|beginning) (?:with|in)|"
+    r"file (?:che )?(?:finisc|termin|inizi|cominci)\w* (?:con|per)"
 )
 _CONTENTS = whole(
     r"contents? of|contenuto (?:di|del|della|dello)|what(?:'s| is) in(?:side)?|cosa c'e (?:in|dentro|nel|nella|nello)"

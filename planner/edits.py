@@ -3,12 +3,11 @@ model. The file is read here, and each edit must hold in it exactly, or there is
 - a key set to a value: "set port to 9090 in app/config.ini", «nel file sito/config.json metti
   post_per_pagina a 5», «cambia il titolo in "Diario"» (one line of the file gives the key a value,
   `key = v` or `"key": v`; the value keeps the file's quoting);
-- a replacement written without quotes: «cambia 20 risme in 30 risme», "replace Monday with
-  Tuesday" (the old text stands once in the file, as whole words);
-- items added to a list: "add a light jacket and a phone charger to my packing list
-  (trip/packing.md)" (after the list's last item, with its bullet);
-- an item taken off a list: «ho finito i compiti di inglese, toglili da scuola/compiti.md» (the
-  one item that holds the request's words); one ticked off a checklist (planner.checklist).
+- a replacement without quotes: «cambia 20 risme in 30 risme» (the old text once, as whole words);
+- items added to a list: "add a light jacket to my packing list (trip/packing.md)" (after its last
+  item, with its bullet); an item taken off: «toglili da scuola/compiti.md» (the one item holding
+  the request's words), or «togli la zia Anna, tanto …» after a turn on the list; one ticked off a
+  checklist (planner.checklist).
 Each is an `edit_file` step, validated, approved and undone like any other. Read by the engine
 and by the follow-up layer (the last turn's file: "change it to 9090", "add my Kindle to it")."""
 
@@ -380,11 +379,19 @@ _ALSO = re.compile(
     re.IGNORECASE,
 )
 
+_BARE_REMOVE = re.compile(
+    r"^(?:(?:and|e|ok|now|ora|poi|also)[\s,]+)*(?P<verb>remove|drop|togli|rimuovi|depenna|leva)\s+"
+    r"(?P<what>[^,;:]+?)(?:\s+(?:too|as well|anche|pure))?(?:\s*[,;].*)?$",
+    re.IGNORECASE,
+)
+
 
 def _on_the_list(text: str) -> str:
     """The message with the list it means written as § (or "" when it means no list)."""
     if _IT.search(text := text.strip().rstrip(".!")):
         return _IT.sub(lambda m: f"{m.group('prep')} {_HERE}", text, count=1)
+    if bare := _BARE_REMOVE.match(text):  # «togli la zia Anna, tanto la vediamo a gennaio»
+        return f"{bare.group('verb')} {bare.group('what')} from {_HERE}"
     also = _ALSO.match(text)
     rest = re.sub(r"^add\s+|\s+(?:too|as well)$", "", text[also.end() :], flags=re.IGNORECASE) if also else ""
     return f"add {rest} to {_HERE}" if rest else ""

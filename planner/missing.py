@@ -22,10 +22,13 @@ _ACTIONS = whole(
     r"duplicate|duplica|fai partire|avvia|start|appunta|appuntami|annotami|segnami|count|conta|"
     r"search(?: for)?|look for|cerca|go to|vai su|visit|visita|fetch|"
     r"print|share|forward|upload|download|compress|zip|unzip|convert|sort|archive|attach|publish|update|"
-    r"stampa|condividi|inoltra|carica|scarica|comprimi|zippa|converti|ordina|archivia|allega|pubblica|aggiorna"
+    r"stampa|condividi|inoltra|carica|scarica|comprimi|zippa|converti|ordina|archivia|allega|pubblica|aggiorna|"
+    r"clean up|clean|tidy up|tidy|organi[sz]e|sort out|sistema|sistemami|metti a posto|riordina|riordinami|pulisci|"
+    r"schedule|pianifica|programma"
 )
 _MISSING_OBJECT = whole(
-    r"it|that|this|them|those|these|the file|that file|this file|the document|the folder|the other one|"
+    r"it|that|this|them|those|these|the file|that file|this file|the document|the folder|that folder|this folder|"
+    r"the other one|"
     r"this line|that line|the line|lo|la|li|le|quel file|questo file|il file|la cartella|il documento|"
     r"quella riga|questa riga|la riga|quell'altro|quell altro|l'altro|l altro|quello|questo|quelli|questi|"
     r"(?:that|this|the other|the) ones?|(?:the )?(?:first|second|third|last|next|previous) (?:one|file|document)s?|"
@@ -42,7 +45,8 @@ _CLITIC_ACTION = re.compile(
     r"^(?:(?:e|ora|adesso|poi|e poi|ok|allora|bene|perfetto)[\s,]+)*"
     r"(?:leggi|apri|mostra|cancella|elimina|rimuovi|salva|scrivi|sposta|rinomina|esegui|lancia|copia|invia|"
     r"modifica|aggiungi|manda|fal|riassumi|traduci|stampa|condividi|inoltra|rileggi|riapri|aggiorna|chiudi|"
-    r"scarica|carica|comprimi|zippa|converti|ordina|duplica|butta|archivia|correggi|allega|spedisci|pubblica)"
+    r"scarica|carica|comprimi|zippa|converti|ordina|duplica|butta|archivia|correggi|allega|spedisci|pubblica|"
+    r"programma|pianifica)"
     r"(?:lo|la|li|le|melo|mela|ne)\b|"
     # "sposta tutto nell'altra cartella": everything of something nobody named.
     rf"{_LEAD}(?:sposta|copia|cancella|elimina|move|copy|delete|remove) "
@@ -142,7 +146,10 @@ _GENERIC_TARGET = whole(
     r"allegato|attachment)"
 )
 # Verbs that work on the text they are given, not on a file.
-_TRANSFORM = re.compile(r"summari[sz]e|translate|riassumi|riassumimi|traduci|traducimi|count|conta")
+_TRANSFORM = re.compile(
+    r"summari[sz]e|translate|riassumi|riassumimi|traduci|traducimi|count|conta|convert|converti|sort|ordina|"
+    r"clean up|clean|tidy up|tidy|sistema|riordina|correct|correggi"
+)
 # A request to keep something, with nowhere named to keep it.
 _STORE = re.compile(r"^(?:please |per favore )?(?:save|store|append|salva|accoda|annota|note down|write down)\b")
 # The question, by what the request wants done: (pattern, English, Italian).

@@ -63,13 +63,19 @@ def _names(workspace: Path) -> list[tuple[str, ...]]:
 def files(workspace: Path) -> list[str]:
     """The workspace's files, as paths relative to it, hidden files and folders aside; at most
     MAX_ENTRIES entries are looked at."""
-    out: list[str] = []
+    return [(here / name).as_posix() for here, _, names in _walk(workspace) for name in names]
+
+
+def folders(workspace: Path) -> list[str]:
+    """The workspace's folders below its root, as `files` walks them: "progetti/orto/appunti"."""
+    return [(here / name).as_posix() for here, names, _ in _walk(workspace) for name in names]
+
+
+def _walk(workspace: Path):
     seen = 0
-    for top, folders, names in os.walk(workspace):
-        folders[:] = sorted(f for f in folders if not f.startswith("."))  # .git and the like are not walked
-        here = Path(top).relative_to(workspace)
-        out += [(here / name).as_posix() for name in sorted(names) if not name.startswith(".")]
-        seen += len(folders) + len(names)
+    for top, subs, names in os.walk(workspace):
+        subs[:] = sorted(f for f in subs if not f.startswith("."))  # .git and the like are not walked
+        yield Path(top).relative_to(workspace), subs, sorted(n for n in names if not n.startswith("."))
+        seen += len(subs) + len(names)
         if seen >= MAX_ENTRIES:
             break
-    return out

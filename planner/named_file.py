@@ -95,6 +95,7 @@ def resolve(text: str, previous: dict, workspace: Path | None) -> Named | None:
     typed = _typed(text, workspace)  # the request's typed paths, read once for every form
     return (
         in_folder(text, workspace)
+        or in_named_folder(text, workspace, typed)
         or rewrite(text, workspace, typed)
         or asked_again(text, previous, workspace, typed)
         or one_listed(text, previous, workspace, typed)
@@ -142,6 +143,41 @@ def in_folder(text: str, workspace: Path | None) -> Named | None:
     if not _is_file(workspace, path):
         return None
     return Named(f"{text[: match.start()]}{path}{text[match.end() :]}", path, (match.group("name"), folder))
+
+
+# A folder named by its own name alone, before or after a new file's: «dentro appunti mettici un file
+# semina.md» beside progetti/orto/appunti/, "save notes.md in the drafts folder".
+_INTO_FOLDER = re.compile(
+    r"\b(?:dentro|in|inside|into|nella|to)\s+(?:(?:the|my|la|cartella|folder)\s+)*(?P<folder>[^\W\d_][\w-]*)"
+    r"(?:\s+(?:folder|directory|dir))?(?![\w./-])",
+    re.IGNORECASE,
+)
+
+
+def in_named_folder(text: str, workspace: Path, typed: list | None = None) -> Named | None:
+    """The request with a new file's bare name written inside the one nested folder its words name."""
+    names = [v for v in _typed(text, workspace, typed) if v.type == "path" and "/" not in v.text]
+    if len(names) != 1 or (workspace / names[0].text).exists():
+        return None
+    found = [
+        (match, nested)
+        for match in _INTO_FOLDER.finditer(text)
+        if fold(match.group("folder")) not in ("folder", "cartella", "directory", "file", "files")
+        for nested in name_share.folders(workspace)
+        if "/" in nested and nested.rsplit("/", 1)[1] == match.group("folder")
+    ]
+    if len(found) != 1:
+        return None
+    (match, folder), name = found[0], names[0]
+    start, end = match.span()
+    if not (end <= name.start or start >= name.end):
+        return None
+    path = f"{folder}/{name.text}"
+    pieces = sorted([(start, end, ""), (name.start, name.end, path)], reverse=True)
+    out = text
+    for a, b, new in pieces:
+        out = out[:a] + new + out[b:]
+    return Named(re.sub(r"\s{2,}", " ", out).strip(), path, (match.group("folder"), name.text))
 
 
 def rewrite(text: str, workspace: Path | None, typed: list | None = None) -> Named | None:

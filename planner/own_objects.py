@@ -92,7 +92,11 @@ _PERIODIC = whole(
     r"(?:riepilogo|report|resoconto|promemoria|backup|digest|sommario|rapporto|notiziario|controllo)"
     r" (?:\w+ )?(?:giornalier|quotidian|settimanal|mensil|notturn|mattutin|serale)\w*"
 )
-_ALL_OF_THEM = whole(r"all|every|tutt[ie]|ogni|(?:my|your|i miei|le mie) (?:recurring|scheduled|ricorrent)")
+# A task's own name, quoted or after the word: "'invoice-reminder'", "the job nightly-backup".
+_NAMED_TASK = re.compile(r"['\"«][a-z0-9]+(?:-[a-z0-9]+)+['\"»]|\b(?:task|job) [a-z0-9]+(?:-[a-z0-9]+)+")
+_ALL_OF_THEM = whole(
+    r"all(?! of (?:it|this|that))|every|tutt[ie]|ogni|(?:my|your|i miei|le mie) (?:recurring|scheduled|ricorrent)"
+)
 _RECURRING_VERBS = (
     ("cancel_recurring", whole(r"cancel|delete|remove|stop|cancella|elimina|rimuovi|ferma|annulla")),
     ("toggle_recurring", whole(r"pause|resume|disable|enable|sospendi|riattiva|disattiva|attiva|metti in pausa")),
@@ -187,11 +191,14 @@ def find(folded: str, extraction: P.Extraction, *, definition: bool) -> tuple[st
         return "run_task", "a subagent", 0.9
     if _SKILL.search(folded) and not definition:
         return "skill_load", "a skill", 0.8
-    if _RECURRING.search(folded):
+    named_task = _NAMED_TASK.search(folded)
+    if _RECURRING.search(folded) and (not definition or named_task):  # not "how do I schedule a recurring …"
         tool = next((name for name, pattern in _RECURRING_VERBS if pattern.search(folded)), "list_recurring")
         if tool == "show_recurring" and _ALL_OF_THEM.search(folded):
             tool = "list_recurring"  # «fammi vedere tutte le attività ricorrenti»: all of them, not one
         return tool, "recurring tasks", 0.9
+    if named_task and (tool := next((n for n, p in _RECURRING_VERBS[1:5] if p.search(folded)), None)):
+        return tool, "a recurring task by its name", 0.8  # "when did 'invoice-reminder' last run?"
     if _PERIODIC.search(folded) and not definition:
         operation = next((name for name, pattern in _RECURRING_VERBS[:4] if pattern.search(folded)), None)
         if operation is not None:

@@ -40,7 +40,7 @@ _LEAST = re.compile(
     r"piu piccolo|piu piccola|minore|minimo|minima|di meno)\b"
 )
 # «quale mese è costato di più?», «quanto è stata la spesa più alta?»
-_WHICH = re.compile(r"\b(?:which|what|who|how much|quale|quali|chi|che|quanto|quanta)\b")
+_WHICH = re.compile(r"\b(?:which|what|who|how much|qual|quale|quali|chi|che|quanto|quanta)\b")
 # A count of things held, for the column of quantities: «quanti pezzi ho in totale?».
 _HOW_MANY = re.compile(r"\b(?:how many|quanti|quante|pieces|pezzi|units|unita)\b")
 QUANTITY = re.compile(r"^(?:qty|quantity|quantities|quantita|q\.?ta|pezzi|pieces|count|stock|giacenza|units|unita|n)$")
@@ -61,6 +61,18 @@ _CHANGE = re.compile(
     r"scriv\w*|salv\w*|aggiorn\w*|cambi\w*|aggiung\w*|togli\w*|rimuov\w*|cancell\w*|elimin\w*|spost\w*|"
     r"mett\w*|crea|creami|riassunto|riassumi\w*|copia\w*)\b"
 )
+# The word a filter puts after a preposition or "only": "on groceries", «al supermercato», «solo corsa».
+_FILTER_WORD = re.compile(
+    r"\b(?:on|at|for|from|only|just|al|allo|alla|ai|agli|alle|dal|dallo|dalla|dai|solo|soltanto)\s+"
+    r"(?:the\s+|il\s+|lo\s+|la\s+|le\s+|gli\s+|i\s+)?([^\W\d_]{4,})"
+)
+# A column named by a short header, said in full: "max" is «la massima», "qty" the quantity.
+_HEADER_WORDS = {
+    "max": {"maximum", "maximums", "maxima", "highs", "massima", "massime", "massimo", "massimi"},
+    "min": {"minimum", "minimums", "minima", "lows", "minime", "minimo", "minimi"},
+    "qty": {"quantity", "quantities", "quantita"},
+}
+_AMOUNT = re.compile(r"(?<![\w/.,])(\d+(?:[.,]\d+)?)\s*([^\W\d_]{1,8})\b")
 _NUMBER = re.compile(r"^\s*[-+]?[€$£]?\s*\d+(?:[.,]\d+)?\s*[€$£%]?\s*$")
 # "sì: 84", "- rent = 700 €": a label and its number.
 _LABELLED = re.compile(
@@ -127,7 +139,7 @@ def _computed(
     asked: str, rows_from: str, path: str, workspace: Path, request: str, rows_required: bool = False
 ) -> Plan | None:
     content = read(workspace, path)
-    table = parse(content) if content else None
+    table = (parse(content) or by_unit(content, asked)) if content else None
     if table is None:
         return None
     rows, named = rows_named(table, rows_from)
@@ -193,6 +205,19 @@ def parse(content: str) -> Table | None:
     return _square(list(csv.reader(io.StringIO("\n".join(lines)), dialect)))
 
 
+def by_unit(content: str, asked: str) -> Table | None:
+    """A log in prose as a table of the unit the question names: "how many km did I run?" over
+    «ven 7/6 - corsa 7 km» is a row (the line, 7) for each line with a number of km."""
+    found: dict[str, list[list[str]]] = {}
+    asked_words = set(words(asked))
+    for line in content.splitlines():
+        for number, unit in _AMOUNT.findall(line):
+            if fold(unit) in asked_words:
+                found.setdefault(fold(unit), []).append([line.strip(), number])
+    units = [unit for unit, rows in found.items() if len(rows) >= 2]
+    return Table(["", units[0]], found[units[0]]) if len(units) == 1 else None
+
+
 def _square(cells: list[list[str]]) -> Table | None:
     if len(cells) < 2 or len(cells[0]) < 2 or any(len(row) != len(cells[0]) for row in cells):
         return None
@@ -211,7 +236,7 @@ def rows_named(table: Table, asked: str) -> tuple[list[list[str]] | None, list[s
             if cell and said(cell, asked):
                 by_column.setdefault(i, set()).add(cell)
     if not by_column:
-        return table.rows, []
+        return _rows_of_word(table, asked, numeric)
     if len(by_column) > 1:
         return None, []  # a cell named in two columns: which rows is not certain
     ((column, cells),) = by_column.items()
@@ -219,10 +244,30 @@ def rows_named(table: Table, asked: str) -> tuple[list[list[str]] | None, list[s
     return rows, sorted({row[column] for row in rows})
 
 
+def _rows_of_word(table: Table, asked: str, numeric: set[int]) -> tuple[list[list[str]], list[str]]:
+    """The rows a word after a preposition or "only" picks out of one text column, when no whole
+    cell is said: "and at the supermarket?" over «spesa supermercato», «solo corsa»; all the rows
+    when no such word picks some of them and not all (the subject, «la spesa più alta», never does)."""
+    picked: dict[int, list[list[str]]] = {}
+    for word in _FILTER_WORD.findall(asked):
+        forms = _forms(word)
+        for i in range(len(table.header)):
+            rows = [row for row in table.rows if i not in numeric and forms & set(words(row[i]))]
+            if rows and len(rows) < len(table.rows):
+                picked.setdefault(i, rows)
+    if len(picked) != 1:
+        return table.rows, []
+    ((column, rows),) = picked.items()
+    return rows, sorted({row[column] for row in rows})
+
+
 def _numbers(table: Table, asked: str) -> list[int] | None:
     """The numeric columns to add up: the only one, the one named, or two named with "times"."""
     numeric = table.numeric()
     named = [i for i in numeric if table.header[i] and said(fold(table.header[i]), asked)]
+    if not named:  # «la media delle minime» of a column "min"
+        asked_words = set(words(asked))
+        named = [i for i in numeric if asked_words & _HEADER_WORDS.get(fold(table.header[i]), set())]
     if len(named) == 2 and _TIMES.search(asked):
         return named
     if len(named) == 1:

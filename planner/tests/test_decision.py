@@ -309,3 +309,36 @@ def test_a_schedule_with_something_to_do_is_scheduled():
 def test_a_checklist_in_a_named_file_is_the_file_not_the_task_list():
     assert decision("nel todo.md segnami come fatto il dentista").tool != "todo_update"
     assert decision("segna come fatto il dentista nella mia lista delle cose da fare").tool == "todo_update"
+
+
+@pytest.mark.parametrize(
+    ("text", "tool"),
+    [
+        ("cerca 'token' dentro tutti i file .md", "grep_files"),  # a search inside, over an extension
+        ("avevo un file che si chiamava tipo 'fattura_bianchi', dove sta?", "find_files"),
+        ("find the files that end with _bak anywhere", "find_files"),
+        ("when did 'backup-notturno' run last?", "history_recurring"),  # a task by its quoted name
+        ("give me the details of 'daily-digest': its prompt, all of it", "show_recurring"),
+        ("spostami tutti i .png da scaricati/ a foto/", "move_files"),  # a clitic verb, a glob moved
+    ],
+)
+def test_a_search_a_name_a_named_task_and_a_clitic_move(text, tool):
+    chosen = decision(text)
+    assert (chosen.route, chosen.tool) == ("tools", tool), chosen.to_trace()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "turn this into a numbered list: buy tickets, pack, call grandma",  # data after the colon
+        "does this sound rude? 'I already put the slides in the team folder yesterday.'",  # a quoted passage
+        "come si crea un'attività ricorrente con crontab?",  # how, not a task of the user's
+    ],
+)
+def test_data_quoted_or_given_inline_and_how_to_questions_are_direct(text):
+    assert decision(text).route == "direct", decision(text).to_trace()
+
+
+@pytest.mark.parametrize("text", ["tidy up that folder", "sistemami quella cartella", "schedule it", "pianificalo"])
+def test_a_cleanup_or_a_schedule_of_nothing_named_asks(text):
+    assert decision(text).route == "ask", decision(text).to_trace()

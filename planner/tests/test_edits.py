@@ -162,6 +162,7 @@ def test_a_follow_up_gives_a_new_value_to_the_line_the_last_request_found(files)
         ("add sunglasses too", "- sunscreen\n- sunglasses"),
         ("aggiungi anche il caricabatterie", "- sunscreen\n- caricabatterie"),
         ("remove the sunscreen from the list", ""),
+        ("togli la sunscreen, tanto ce l'ho", ""),  # a bare verb, a reason after it
     ],
 )
 def test_a_follow_up_adds_to_or_takes_off_the_list_the_last_turn_wrote(files, text, new):

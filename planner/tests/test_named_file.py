@@ -99,3 +99,14 @@ def test_a_question_with_a_word_the_last_file_holds_asks_of_it(files):
     assert said.text == "quand'è che sono andato a Bologna (in diario/2024.txt)?"
     assert named_file.asked_again("what's the capital of France?", previous, files) is None  # not in the file
     assert named_file.asked_again("cos'è Bologna?", previous, files) is None  # what a word means
+
+
+def test_a_new_file_in_a_nested_folder_named_by_its_own_name(files):
+    (files / "progetti" / "orto" / "appunti").mkdir(parents=True)
+    said = named_file.resolve('dentro appunti mettici un file semina.md con scritto "pomodori"', {}, files)
+    assert said.path == "progetti/orto/appunti/semina.md"
+    assert said.text == 'mettici un file progetti/orto/appunti/semina.md con scritto "pomodori"'
+    after = named_file.resolve("save ideas.md in the appunti folder", {}, files)
+    assert after.text == "save progetti/orto/appunti/ideas.md"
+    (files / "altro" / "appunti").mkdir(parents=True)
+    assert named_file.resolve("dentro appunti crea semina.md", {}, files) is None  # two folders called so

@@ -182,3 +182,21 @@ def test_how_much_the_biggest_was_is_the_most(files):
     previous = {"request": "How much did I spend on groceries? See budget/may.csv", "files": ["budget/may.csv"]}
     found = followup.resolve("how much was the biggest expense?", previous, files)
     assert found.plan.steps[1].args["expression"] == "max([54.20, 12.00, 38.75, 27.50, 61.05, 19.90])"
+
+
+def test_rows_picked_by_a_word_after_a_preposition_a_prose_log_and_a_short_header(files):
+    rows = "data,descrizione,importo\n05-01,spesa coop,10\n05-02,benzina,20\n05-03,spesa coop,5\n"
+    (files / "spese.csv").write_text(rows)
+    asked = {"request": "quanto ho speso in totale? il file è spese.csv", "files": ["spese.csv"],
+             "plan": {"steps": [{"tool": "read_files"}, {"tool": "compute"}]}}  # fmt: skip
+    assert followup.resolve("e alla coop quanto ho speso?", asked, files).plan.steps[1].args["expression"] == (
+        "sum([10, 5])"
+    )
+    assert followup.resolve("qual è stata la spesa più alta?", asked, files).plan.steps[1].args["expression"] == (
+        "max([10, 20, 5])"  # «la spesa» is what is asked of, not the rows
+    )
+    (files / "corse.txt").write_text("lun - corsa 5 km\nmer - nuoto 40 min\nven - corsa 7 km\ndom - bici 20 km\n")
+    assert _computed("quanti km ho fatto in totale in corse.txt? solo corsa", files) == "sum([5, 7])"
+    assert _computed("how many km in total in corse.txt?", files) == "sum([5, 7, 20])"
+    (files / "temp.csv").write_text("giorno,min,max\n1,18,29\n2,21,35\n")
+    assert _computed("la media delle minime in temp.csv", files) == "mean([18, 21])"
