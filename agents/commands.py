@@ -47,11 +47,26 @@ _COMMAND = re.compile(r"^/[a-z][a-z-]*$")
 UNDO_PHRASES = {
     "undo": "en",
     "undo that": "en",
+    "undo it": "en",
     "undo the last change": "en",
+    "undo the last edit": "en",
+    "undo my last change": "en",
+    "revert that": "en",
+    "revert the last change": "en",
+    "put it back": "en",
     "annulla": "it",
+    "annullala": "it",
+    "annulla la modifica": "it",
     "annulla l ultima modifica": "it",
+    "annulla l ultima": "it",
     "torna indietro": "it",
+    "rimetti com era": "it",
 }
+# Words around an undo that change nothing: «no aspetta, annulla l'ultima modifica», "oops, undo that please".
+_AROUND_UNDO = re.compile(
+    r"^(?:(?:no|aspetta|wait|oops|ops|ok|actually|anzi|scusa|sorry|please|hmm|ah|ehm|allora)\s+)*|"
+    r"(?:\s+(?:please|pls|per favore|grazie|thanks))+$"
+)
 
 
 def is_command(text: str) -> bool:
@@ -70,7 +85,7 @@ def plain_undo(text: str) -> str | None:
     """The language of a message that is one of UNDO_PHRASES, else None."""
     if len(text) > 60 or text.lstrip().startswith("/"):
         return None
-    return UNDO_PHRASES.get(" ".join(re.findall(r"[^\W_]+", text.lower())))
+    return UNDO_PHRASES.get(_AROUND_UNDO.sub("", " ".join(re.findall(r"[^\W_]+", text.lower()))))
 
 
 @dataclass(frozen=True)

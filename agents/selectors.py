@@ -201,7 +201,8 @@ def previous_facts(*, turn: Turn) -> dict:
     # "list docs", "open the first one", "now the second one": an ordinal may count in an earlier listing.
     listed = next((t for t in recent if (t.trace or {}).get("facts", {}).get("listing")), None)
     facts["earlier_listing"] = listed.trace["facts"]["listing"] if listed is not None else []
-    return {**previous, **facts, "plan_request": said.get((planned.id, "user"), ""), "plan_turn_id": str(planned.id),
+    request = facts.get("plan_request") or said.get((planned.id, "user"), "")  # as the plan read it, when recorded
+    return {**previous, **facts, "plan_request": request, "plan_turn_id": str(planned.id),
             "plan_is_last": planned.id == last.id}  # fmt: skip
 
 

@@ -27,14 +27,20 @@ _NOT_ITEMS = (
     r"(?!(?:files?|folders?|directories|cartelle|documenti|documents|immagini|images|photos|foto|pdfs?|csvs?|"
     r"jpe?gs?|pngs?|gifs?|svgs?|mp[34]s?|jsons?|txts?|mds?|lines|righe|words|parole|characters|caratteri)\b)"
 )
+# The file the question was asked of, written after it: "… (lists/todo.md)", «… nel file classi/3A.txt».
+_FILE_SAID = r"(?:\s*\(\S+\)|\s+(?:in|of|on|nel|nella|nel file|del file|in the file)\s+\S+\.\w+)?"
+_END = rf"\s*\??{_FILE_SAID}\s*\?*\s*$"
 ITEM_COUNT = re.compile(
     r"\b(how many (?:items|entries|things|books|tasks)|number of (?:items|entries)|count the items|"
     r"quant[ie] (?:voci|elementi|cose|libri|compiti|articoli)|numero di (?:voci|elementi)|"
     # the whole question, so that "how many were absent?" or «quanti km ho corso?» is not a count of lines
     rf"how many {_NOT_ITEMS}\w+ (?:are (?:there|left|on (?:it|the list)|in (?:it|there))|do i have|have i got)"
-    r"(?: (?:now|in total|altogether|left))?\s*\?*\s*$|"
+    rf"(?: (?:now|in total|altogether|left))?{_END}|"
     rf"quant[ie] {_NOT_ITEMS}\w+ (?:ci sono|ci stanno|ho|(?:mi )?(?:restano|rimangono|mancano)(?: da fare)?)"
-    r"(?: (?:in tutto|in totale|adesso|ora|ancora|nella lista|in lista))?\s*\?*\s*$)",
+    rf"(?: (?:in tutto|in totale|adesso|ora|ancora|nella lista|in lista))?{_END}|"
+    # «quante ne mancano adesso?», "how many are left now?": the items of the list at hand
+    r"quant[ie] ne (?:restano|rimangono|mancano|ho|ci sono)(?: (?:adesso|ora|ancora|da fare|in tutto|in lista))*"
+    rf"{_END}|how many (?:are |do i have )?(?:left|remaining)(?: (?:now|to do|on it))*{_END})",
     re.IGNORECASE,
 )
 # What is still to do, of a checklist: «quante cose mi restano da fare?», "how many tasks are left?".

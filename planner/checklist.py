@@ -39,8 +39,10 @@ def tick(said: str, content: str, about: str = "") -> tuple[str, str, tuple[str,
     scored = sorted(
         ((sum(1 for w in wanted if w & _stems_of(box.group("text"))), box) for box in boxes), key=lambda s: -s[0]
     )
-    if scored[0][0] == 0 or (len(scored) > 1 and scored[1][0] == scored[0][0]):
-        return None  # no item holds those words, or two hold as many
+    if scored[0][0] == 0:
+        return None  # no item holds those words
+    if len(scored) > 1 and scored[1][0] == scored[0][0]:
+        return _several(wanted, boxes, content)  # «il pane e le uova»: each word its own item, or none
     box = scored[0][1]
     line = box.group(0)
     if content.count(line) != 1:
@@ -50,5 +52,56 @@ def tick(said: str, content: str, about: str = "") -> tuple[str, str, tuple[str,
     return line, f"{box.group('lead')}x{box.group('close')}{item}", said_back
 
 
+def _several(wanted: list[set[str]], boxes: list[re.Match], content: str) -> tuple[str, str, tuple[str, str]] | None:
+    """Two items or more ticked at once, when each word that names an item names that one alone:
+    the lines from the first to the last, with their boxes ticked."""
+    hit: dict[int, re.Match] = {}
+    for word in wanted:
+        holders = [box for box in boxes if word & _stems_of(box.group("text"))]
+        if len(holders) > 1:
+            return None  # a word of two items: which is not certain
+        if holders:
+            hit[holders[0].start()] = holders[0]
+    if len(hit) < 2:
+        return None
+    chosen = [hit[at] for at in sorted(hit)]
+    start, end = chosen[0].start(), chosen[-1].end()
+    old = content[start:end]
+    if content.count(old) != 1:
+        return None
+    new = old
+    for box in reversed(chosen):
+        at = box.start() - start
+        ticked = f"{box.group('lead')}x{box.group('close')}{box.group('text')}"
+        new = new[:at] + ticked + new[at + len(box.group(0)) :]
+    items = ", ".join(f"\u201c{box.group('text')}\u201d" for box in chosen)
+    return old, new, (f"Marked {items} as done in {WHERE}.", f"Segnati {items} come fatti in {WHERE}.")
+
+
 def _stems_of(text: str) -> set[str]:
     return {s for w in re.findall(r"[a-z0-9]+", fold(text)) for s in stems(w)}
+
+
+# An item of the list by its place: "the second one", «la terza», "the last item".
+_ORDINAL = re.compile(
+    r"\b(?:the\s+)?(?P<en>first|second|third|fourth|fifth|last)\s+(?:one|item|entry|book|line|thing)\b|"
+    r"\b(?:il|la|l')\s*(?P<it>primo|prima|secondo|seconda|terzo|terza|quarto|quarta|quinto|quinta|ultimo|ultima)\b",
+    re.IGNORECASE,
+)
+_PLACES = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "last": -1, "prim": 1,
+           "terz": 3, "quart": 4, "quint": 5, "ultim": -1}  # fmt: skip
+_ITEM_LINE = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+(?:\[[ xX]\][ \t]+)?(?P<text>\S.*)$", re.MULTILINE)
+
+
+def by_ordinal(said: str, content: str) -> str:
+    """`said` with an item named by its place in the file's list written as the item's own text:
+    "finished the second one, take it off" → "finished Dune, take it off"."""
+    match = _ORDINAL.search(said)
+    items = [m.group("text") for m in _ITEM_LINE.finditer(content)] if match else []
+    if not items:
+        return said
+    word = fold(match.group("en") or match.group("it"))
+    place = _PLACES.get(word) or _PLACES.get(word[:-1], 0)
+    if not place or place > len(items):
+        return said
+    return f"{said[: match.start()]}{items[place - 1 if place > 0 else -1]}{said[match.end() :]}"

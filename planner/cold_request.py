@@ -28,7 +28,7 @@ _KNOWN_WORDS = (
     + " fammi vedere mostrami cosa c'e inside contents"
     + " two three four five due tre quattro cinque folders directories cartelle sottocartelle subfolders"
     + " name names nomi scritto scritta also too anche ancora still word parola left rimasti rimaste adesso ora"
-    + " comment comments commento commenti title titolo heading intestazione"
+    + " comment comments commento commenti title titolo heading intestazione same stessa stesso folder cartella"
 )  # fmt: skip
 _KNOWN_STEMS = frozenset(min(stems(w)) for w in words(_KNOWN_WORDS)) | {"c'e"}
 

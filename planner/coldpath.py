@@ -105,6 +105,8 @@ def plan_for(text: str, *, candidates: list[Executor], workspace: Path | None) -
         return None
     intent = extract(_unnamed(req))
     kinds = bool(req.derived) and all(d.kind == "glob" for d in req.derived) and not req.values
+    if intent.verbs == ("compute",) and not any(v.type == "number" for v in req.values):
+        intent = replace(intent, verb=None, verbs=())  # «in quali file compare …» ("appears"): nothing to compute
     if (req.term or req.shared or kinds) and not intent.verbs:  # «quali file hanno scritto bozza?», «quali csv ho?»
         intent = replace(intent, verb="find", verbs=("find",))
     if (kinds or req.shared) and intent.verbs == ("read",) and _SHOWING.search(req.folded):  # "show me my pdfs"

@@ -4,6 +4,7 @@
     pre_fastpath (greetings and thanks, no model)
     → a follow-up resolved from the session (planner/followup.py: "do the same for c.md", "save
       that to b.md", "open the second one"), run as a plan with no model
+    → a file named in words (planner/named_file.py: «del diario»), then the follow-up again with it
     → words to write and keep (planner/compose.py: "write a haiku and save it to a.txt")
     → the route decision (planner/decision.py): direct | ask | tools, from evidence in the request
     → tools: plan memory (L0 fastpath, then L1 autopath: a remembered plan, no model)
@@ -40,8 +41,7 @@ logger = logging.getLogger(__name__)
 
 @dataclass
 class _Turn:
-    """What every stage of one turn shares. The probe (the request as plan memory sees it) is
-    made once, by the first stage that needs it."""
+    """What every stage of one turn shares; the probe is made once, by the first stage needing it."""
 
     inp: TurnInput
     sink: Sink
@@ -73,6 +73,9 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
     if named is not None:  # «le prime 3 righe del diario»: the one file those words name, as if typed
         turn.inp = inp = replace(inp, text=named.text)
         bus.emit("file.named", named.to_trace(), **turn.ids)
+        if (answered := _followup(turn, cat)) is not None:  # «e nella 3B?»: the last question, of classi/3B.txt
+            return _finish(turn, answered)
+        inp = turn.inp
     kept = compose.run(inp, cat, turn.sink, turn.ids)  # "write a haiku and save it to F": words, then a write
     if kept is not None:
         return _finish(turn, kept)
@@ -130,9 +133,8 @@ def with_answered_request(inp: TurnInput) -> TurnInput:
     stopped: the engine plans for the request and the answer together."""
     if not inp.answers or not inp.answers.get("request"):
         return inp
-    own = extract(inp.text).verbs
+    own = extract(inp.text).verbs  # "read todo.txt" after "Which file should I delete?" is a new request
     if own and not set(own) & set(extract(inp.answers["request"]).verbs):
-        # "read todo.txt" after "Which file should I delete?" is a new request, not the answer.
         return replace(inp, answers=None)
     return replace(inp, text=f"{inp.answers['request'].rstrip()} {inp.text.strip()}")
 

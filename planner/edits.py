@@ -16,10 +16,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from planner import checklist, retype, stock
+from planner import checklist, retype, stock, tables
 from planner import params as P
 from planner.keys import key_line as _key_line
 from planner.keys import named as _keys_named
+from planner.keys import with_value as _with_value
 from planner.plan import Plan, of_steps
 from planner.text import STOPWORDS, fold, language, stems, words
 from planner.workspace import read
@@ -40,6 +41,7 @@ _SET = re.compile(
     r"\s+(?:to|=|:|a|in|at|al|alla|as|come)\s+(?P<value>.+?)" + _END,
     re.IGNORECASE,
 )
+_MAKE_IT = re.compile(r"\b(?P<verb>make|set|put)\s+(?:it|that)\s+(?=[\d\"'])", re.IGNORECASE)
 _PRONOUNS = frozenset("it that this its lo la questo questa quello quella".split())
 _REPLACE = re.compile(r"\b(?:change|replace|substitute|swap|correct|cambia|sostituisci|rimpiazza|correggi|modifica)"
                       r"\s+(?P<rest>.+)$", re.IGNORECASE)  # fmt: skip
@@ -120,16 +122,18 @@ def step(path: str, change: Change, request: str) -> Plan | None:
 
 
 def _set_key(said: str, content: str, about: str) -> Change | None:
+    said = _MAKE_IT.sub(r"\g<verb> it to ", said)  # "make it 5": "make it to 5"
     for match in _SET.finditer(said):
         phrase = match.group("key") or ""
         value = _unquoted(match.group("value"))
         if not value:
             continue
         if match.group("clitic") or fold(phrase) in _PRONOUNS:  # «mettila a 8080»: the key said, else the last one
-            keys = _keys_named(said, content) or [w for w in dict.fromkeys(re.findall(r"[\w.-]+", about))
-                                                 if _key_line(content, w)]  # fmt: skip
+            rest = said[: match.start()] + said[match.end() :]  # not «portalo» for PORT
+            keys = _keys_named(rest, content) or _keys_named(about, content)
         else:
             keys = [k for k in (phrase, phrase.replace(" ", "_"), *phrase.split()[::-1]) if _key_line(content, k)]
+            keys = keys or _keys_named(phrase, content)  # "the timeout" beside TIMEOUT_SECONDS
         lines = {line.span(): line for k in keys if (line := _key_line(content, k))}
         if len(lines) == 1:
             line = next(iter(lines.values()))
@@ -210,18 +214,6 @@ def _retyped(said: str, content: str, about: str) -> Change | None:
             f"Cambiato \u201c{was}\u201d in \u201c{now}\u201d in {_WHERE}.",
         ),
     )
-
-
-def _with_value(line: re.Match, value: str) -> str:
-    old, post = line.group("val"), line.group("post")
-    if comment := re.search(r"\s+[#;].*$", old):  # `port = 8080  # default`: the comment stays
-        old, post = old[: comment.start()], comment.group(0) + post
-    quote = old[0] if len(old) > 1 and old[0] in "\"'" and old[-1] == old[0] else ""
-    if not quote and line.group("q") == '"' and not re.fullmatch(r"-?\d+(?:\.\d+)?|true|false|null", value):
-        quote = '"'  # JSON: a text value is a string
-    if quote:
-        value = quote + value.replace(quote, "\\" + quote) + quote
-    return line.group("pre") + value + post
 
 
 def _unquoted(value: str) -> str:
@@ -350,10 +342,11 @@ def on_last_file(text: str, previous: dict, workspace: Path | None) -> tuple[str
     content = read(workspace, named[0])
     if content is None:
         return None
-    about = previous.get("request") or ""
+    about, text = previous.get("request") or "", checklist.by_ordinal(text, content)
     change = (
         checklist.tick(text, content, about)
         or _set_key(text, content, about)
+        or tables.cell(text, content)
         or _replace(text, content, "")
         or _instead(text, content, "")
         or _counted(text, content, "")
@@ -374,14 +367,17 @@ _IT = re.compile(
     re.IGNORECASE,
 )
 _ALSO = re.compile(
-    r"^(?:(?:and|e|ok|now|ora|poi)[\s,]+)*(?:(?:also|please also)\s+(?=add\b)|(?=add\b.*\s(?:too|as well)[.!]*$)|"
+    r"^(?:(?:and|e|ok|now|ora|poi)[\s,]+)*(?:(?:also|please also)\s+(?=add\b)|"
+    r"(?=add\b.*\s(?:too|as well|at the end|at the bottom|to the end)[.!]*$)|"
     r"(?:aggiungi(?:ci)?)\s+anche\s+|aggiungici\s+)",
     re.IGNORECASE,
 )
 
 _BARE_REMOVE = re.compile(
-    r"^(?:(?:and|e|ok|now|ora|poi|also)[\s,]+)*(?P<verb>remove|drop|togli|rimuovi|depenna|leva)\s+"
-    r"(?P<what>[^,;:]+?)(?:\s+(?:too|as well|anche|pure))?(?:\s*[,;].*)?$",
+    r"^(?:(?:and|e|ok|now|ora|poi|also)[\s,]+)*(?P<verb>remove|drop|delete|togli|rimuovi|depenna|leva|cancella|"
+    r"elimina)\s+(?P<what>[^,;:]+?)(?:\s+(?:too|as well|anche|pure))?(?:\s*[,;].*)?$|"
+    r"^(?P<first>[^,;:]+?)[,;]?\s+(?:(?P<clitic>togli|rimuovi|cancella|elimina|depenna|leva)(?:lo|la|li|le)|"
+    r"(?P<phrase>remove|delete|drop) (?:it|them)|take (?:it|them) off)\s*[.!]*$",
     re.IGNORECASE,
 )
 
@@ -391,10 +387,13 @@ def _on_the_list(text: str) -> str:
     if _IT.search(text := text.strip().rstrip(".!")):
         return _IT.sub(lambda m: f"{m.group('prep')} {_HERE}", text, count=1)
     if bare := _BARE_REMOVE.match(text):  # «togli la zia Anna, tanto la vediamo a gennaio»
-        return f"{bare.group('verb')} {bare.group('what')} from {_HERE}"
-    also = _ALSO.match(text)
-    rest = re.sub(r"^add\s+|\s+(?:too|as well)$", "", text[also.end() :], flags=re.IGNORECASE) if also else ""
+        verb = bare.group("verb") or bare.group("clitic") or "remove"
+        return f"{verb} {bare.group('what') or bare.group('first')} from {_HERE}"
+    if (also := _ALSO.match(text)) is None:
+        return ""
+    rest = re.sub(r"(?i)^add\s+|\s+(?:too|as well|at the end|at the bottom|to the end)$", "", text[also.end() :])
     return f"add {rest} to {_HERE}" if rest else ""
 
 
-_FORMS = (checklist.tick, _set_key, _replace, _instead, _counted, _key_named, _retyped, _add_items, _remove_item)
+_FORMS = (checklist.tick, _set_key, tables.cell, _replace, _instead, _counted, _key_named, _retyped, _add_items,
+          _remove_item)  # fmt: skip

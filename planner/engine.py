@@ -293,7 +293,8 @@ def _conclude(
         return _awaiting(end("awaiting", ""), plan, execution, inp)
     if execution.status == "ok":
         kept = [s.observation["scratchpad_id"] for s in execution.steps if "scratchpad_id" in (s.observation or {})]
-        trace["facts"] = followup.facts(plan, execution.results, kept)  # what the next turn's follow-ups use
+        # what the next turn's follow-ups use, with the request as the plan read it («del diario» as the path)
+        trace["facts"] = {**followup.facts(plan, execution.results, kept), "plan_request": inp.text}
         return replace(end("answer", execution.final_text), plan=plan.to_dict(), plan_ok=True)
     failed = execution.failed
     if failed is not None and failed.error_class == "denied":

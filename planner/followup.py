@@ -121,7 +121,9 @@ _READS = ("open", "read", "show", "show me", "display", "cat", "apri", "aprimi",
 # "do the same for notes/c.md", "now for *.py", "and docs/?", «e per c.md?», «fai lo stesso con c.md».
 _SAME = re.compile(
     _LEAD + r"(?:(?:do|fai|facciamo)\s+)?(?:the same(?: thing)?|same(?: thing)?|lo stesso|la stessa cosa|stessa cosa|"
-    r"idem|also|anche|again|di nuovo)?\s*(?:but\s+|ma\s+)?(?:for|with|on|per|con|su|in)?\s*"
+    r"idem|also|anche|again|di nuovo)?\s*(?:but\s+|ma\s+)?"
+    r"(?:for|with|on|per|con|su|in|of|at|nel|nella|nello|nei|nelle|del|della|dello|al|alla)?\s*"
+    r"(?:(?:the\s+|il\s+|la\s+)?(?:file|folder|cartella)\s+)?"
 )
 
 
@@ -291,7 +293,7 @@ def _same_plan(text: str, folded: str, previous: dict, workspace) -> Resolved | 
     swaps: dict[str, str] = {}
     for kind, value in new:
         same_type = {text for type_, text in old if type_ == kind}
-        if kind == "path" and len(same_type) > 1 and len(previous.get("files") or []) == 1:
+        if kind == "path" and len(same_type) != 1 and len(previous.get("files") or []) == 1:
             same_type = set(previous["files"])  # «crea intro.md nella cartella tesi»: the file the plan wrote
         if len(same_type) != 1:
             return None  # nothing of that type to replace, or several: not for sure

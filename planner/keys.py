@@ -21,9 +21,50 @@ def key_line(content: str, key: str) -> re.Match | None:
     return found[0] if len(found) == 1 else None
 
 
+def with_value(line: re.Match, value: str) -> str:
+    """The line of `key_line` with `value` in place of its own: a comment stays, quoting kept."""
+    old, post = line.group("val"), line.group("post")
+    if comment := re.search(r"\s+[#;].*$", old):  # `port = 8080  # default`: the comment stays
+        old, post = old[: comment.start()], comment.group(0) + post
+    if re.fullmatch(r"-?\d+(?:\.\d+)?", old.strip()) and (unit := re.fullmatch(r"(-?\d+(?:\.\d+)?)\s+[^\W\d]+", value)):
+        value = unit.group(1)  # "45 seconds" for a number of seconds
+    quote = old[0] if len(old) > 1 and old[0] in "\"'" and old[-1] == old[0] else ""
+    if not quote and line.group("q") == '"' and not re.fullmatch(r"-?\d+(?:\.\d+)?|true|false|null", value):
+        quote = '"'  # JSON: a text value is a string
+    if quote:
+        value = quote + value.replace(quote, "\\" + quote) + quote
+    return line.group("pre") + value + post
+
+
 def named(said: str, content: str) -> list[str]:
-    """The file's keys that a word of `said` begins (its first four letters at least), in the
-    file's order: «e cambia anche la porta, mettila a 8080» beside PORT=3000 → PORT."""
-    words = {w[:4] for w in re.findall(r"[^\W\d_]{4,}", fold(said)) if w not in STOPWORDS}
+    """The file's keys that a word of `said` names, in the file's order: a word that begins the key
+    or one part of it (its first four letters at least: «e cambia anche la porta» beside PORT=3000,
+    "retries" beside MAX_RETRIES), a word that is the key ("ttl"), or the Italian for a common key
+    («il livello» beside level)."""
+    said_words = [w for w in re.findall(r"[^\W\d_]{2,}", fold(said)) if w not in STOPWORDS]
+    starts = {w[:4] for w in said_words if len(w) >= 4} | {_ENGLISH[w][:4] for w in said_words if w in _ENGLISH}
     keys = dict.fromkeys(m.group("key") for m in _KEYS.finditer(content))
-    return [k for k in keys if len(k) >= 4 and fold(k)[:4] in words and key_line(content, k)]
+    return [
+        k
+        for k in keys
+        if (fold(k) in said_words or any(len(part) >= 4 and part[:4] in starts for part in _PARTS.split(fold(k))))
+        and key_line(content, k)
+    ]
+
+
+_PARTS = re.compile(r"[_.-]")
+# Italian words for the keys settings files use, which share no first letters with them.
+_ENGLISH = {
+    "livello": "level",
+    "utente": "user",
+    "tentativi": "retries",
+    "lingua": "language",
+    "tema": "theme",
+    "carattere": "font",
+    "dimensione": "size",
+    "scadenza": "expires",
+    "indirizzo": "address",
+    "percorso": "path",
+    "attivo": "enabled",
+    "abilitato": "enabled",
+}

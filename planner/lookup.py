@@ -27,7 +27,12 @@ _ASKING = (
 )
 _QUESTION = re.compile(rf"\?|^\s*(?:{_ASKING}|is|are|does|do|tell me|come|dimmi)\b", re.IGNORECASE)
 # A question by its first word: "what port is set in app.ini?" asks, whatever verb it holds.
-_ASKED = re.compile(rf"^\s*(?:{_ASKING})\b.*\?\s*$")
+_ASKED = re.compile(
+    rf"^\s*(?:{_ASKING})\b.*\?\s*$|"
+    # «la porta del server invece qual è?»: the question word last
+    r"\b(?:qual|quale|quali|what|which|quanto|quanta|quanti|quante|chi|dove|quando)\s+(?:e|sono|is|are|was|were|era|erano)\b"
+    r"[^?]*\?\s*$"
+)
 # Verbs of a change, or of work beyond reading: not a question about the file.
 _CHANGING = frozenset(
     "write create delete move set convert sort filter share compress send reply run fetch summarize undo".split()
@@ -44,7 +49,7 @@ def plan_for(text: str, *, tools: set[str], workspace: Path | None) -> Plan | No
     paths = paths_named(values)
     if len(paths) != 1 or any(v.type in ("glob", "url", "quoted") for v in values):
         return None
-    if set(extract(text).verbs) & _CHANGING and not _ASKED.match(fold(text)):
+    if set(extract(text).verbs) & _CHANGING and not _ASKED.search(fold(text)):
         return None  # "… and save it to b.md": a change, or more than a question
     content = read(workspace, paths[0].text)
     if content is None or not content.strip():

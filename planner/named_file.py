@@ -106,7 +106,8 @@ def resolve(text: str, previous: dict, workspace: Path | None) -> Named | None:
 # A verb whose object is the file the last turn was on: «copiala in archivio/», "rename it to b.md".
 _ON_IT = re.compile(
     r"\b(?:(?P<clitic>copia|sposta|rinomina|duplica|archivia|comprimi)(?:me|ce)?(?:lo|la)|"
-    r"(?P<verb>copy|move|rename|duplicate|archive)\s+(?:it|that|that file|this file|the file))\b",
+    r"(?P<verb>copy|move|rename|duplicate|archive|copia|sposta|rinomina|duplica|archivia)\s+"
+    r"(?:it|that|that file|this file|the file|il file|questo file|quel file))\b",
     re.IGNORECASE,
 )
 
@@ -219,13 +220,17 @@ def asked_again(text: str, previous: dict, workspace: Path | None, typed: list |
     """The request asking of the file the last turn was on, with that file typed in, or None: after
     a question about it, a short one that leans on it ("and …?"); after any turn on it, a question
     with a word the file holds («quand'è che sono andato a Bologna?» after reading the diary)."""
-    if workspace is None or not previous or len(text.split()) > 12 or not text.rstrip().endswith("?"):
+    asking = text.rstrip().endswith("?") or _ASKING.match(fold(text))  # "when's the flight home btw"
+    if workspace is None or not previous or len(text.split()) > 12 or not asking:
         return None
     files = previous.get("files") or []
     if len(files) != 1 or previous.get("plan_is_last") is False or not _is_file(workspace, files[0]):
         return None
     if _typed(text, workspace, typed):
         return None  # a file of its own
+    if other := sibling(text, files[0], workspace):  # "and april, total?" beside expenses/april.csv
+        at = next(m for m in _TOKEN.finditer(text) if fold(m.group(0)) == fold(Path(other).stem))
+        return Named(f"{text[: at.start()]}{other}{text[at.end() :]}", other, (at.group(0),))
     path = files[0]
     leans = _AGAIN.match(text) and "?" in (previous.get("request") or "")
     if not leans and _DEFINITION.match(fold(text)):
@@ -233,7 +238,26 @@ def asked_again(text: str, previous: dict, workspace: Path | None, typed: list |
     held = fold(read(workspace, path) or "")
     if not leans and not any(len(w) >= 4 and re.search(rf"\b{re.escape(w)}\b", held) for w in _wanted(fold(text))):
         return None
-    return Named(f"{text.rstrip()[:-1].rstrip()} (in {path})?", path, ())
+    return Named(f"{text.rstrip().rstrip('?').rstrip()} (in {path})?", path, ())
+
+
+_ASKING = re.compile(
+    r"^\s*(?:(?:and|e|so|btw|quindi|allora|ok)[\s,]+)*(?:when|whens|what|whats|where|wheres|who|whos|which|how|"
+    r"quando|cosa|che cosa|dove|chi|quale|qual|quanto|quanta|quanti|quante|come)\b"
+)
+
+
+def sibling(text: str, path: str, workspace: Path) -> str | None:
+    """The one other file of `path`'s folder that a word of the text is the whole name of: "april"
+    beside expenses/march.csv and expenses/april.csv."""
+    folder = Path(path).parent
+    said = set(_TOKEN.findall(fold(text)))
+    try:
+        others = [f for f in (workspace / folder).iterdir() if f.is_file() and f.name != Path(path).name]
+    except OSError:
+        return None
+    named = [f for f in others if fold(f.stem) in said]
+    return (folder / named[0].name).as_posix() if len(named) == 1 else None
 
 
 _DEFINITION = re.compile(
@@ -262,6 +286,8 @@ def one_listed(text: str, previous: dict, workspace: Path | None, typed: list | 
         if word in STOPWORDS or word in _NOT_NAMES:
             continue
         owners = {p for p in listed if word in re.split(r"[^a-z0-9]+", fold(Path(p).stem)) and _is_file(workspace, p)}
+        if not owners and len(word) >= 4:  # «leggimi la ricetta» after hits in note/ricette/ and note/
+            owners = {p for p in listed if set(stems(word)) & _path_words(p) and _is_file(workspace, p)}
         if len(owners) == 1:
             path = owners.pop()
             return Named(f"{text[: match.start()]}{path}{text[match.end() :]}", path, (word,))
@@ -269,22 +295,27 @@ def one_listed(text: str, previous: dict, workspace: Path | None, typed: list | 
 
 
 def _wanted(folded: str) -> dict[str, set[str]]:
-    """The request's words that may name a file, with their stems."""
+    """The request's words that may name a file, with their stems: a verb's or an object's word only
+    where a file is named ("on my reading list"), a short one only with a digit ("la 3A")."""
     out = {}
-    for word in _TOKEN.findall(folded):
-        if len(word) < 4 or word.isdigit() or word in STOPWORDS or word in _NOT_NAMES:
+    for match in _TOKEN.finditer(folded):
+        word = match.group(0)
+        if not _NAMING.fullmatch(word) or word.isdigit() or word in STOPWORDS or word in _NOT_NAMES:
             continue
         mine = set(stems(word))
-        if any(s in _VERB_STEMS or s in _OBJECT_STEMS for s in mine):
+        if any(s in _VERB_STEMS or s in _OBJECT_STEMS for s in mine) and not _PLACED.search(folded, 0, match.start()):
             continue
         out[word] = mine
     return out
 
 
+_NAMING = re.compile(r"[^\W_]{4,}|[a-z]?\d+[a-z]+\d*|[a-z]+\d+[a-z]*")  # "diario", "3a", "v2"
+
+
 def _path_words(path: str) -> set[str]:
     """The stems of a path's words: its folders' and its name's (not its extension)."""
     parts = [*path.split("/")[:-1], Path(path).stem]
-    return {s for part in parts for t in re.findall(r"[a-z]+", fold(part)) if len(t) >= 4 for s in stems(t)}
+    return {s for part in parts for t in _TOKEN.findall(fold(part)) if _NAMING.fullmatch(t) for s in stems(t)}
 
 
 def _replaced(text: str, path: str, hits: tuple[str, ...]) -> str:

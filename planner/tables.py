@@ -22,7 +22,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from planner import named_file
 from planner import params as P
+from planner.checklist import WHERE
 from planner.plan import Plan, of_steps
 from planner.text import fold, language, words
 from planner.workspace import paths_named, read
@@ -45,6 +47,7 @@ _WHICH = re.compile(r"\b(?:which|what|who|how much|qual|quale|quali|chi|che|quan
 _HOW_MANY = re.compile(r"\b(?:how many|quanti|quante|pieces|pezzi|units|unita)\b")
 QUANTITY = re.compile(r"^(?:qty|quantity|quantities|quantita|q\.?ta|pezzi|pieces|count|stock|giacenza|units|unita|n)$")
 _MEAN = re.compile(r"\b(?:average|avg|mean|media|in media|medio|mediamente)\b")
+_MEDIAN = re.compile(r"\b(?:median|mediana)\b")
 _TOTAL = re.compile(
     r"\b(?:total|totale|sum|somma|in tutto|in totale|how much|quanto|quanta|spent|spend|speso|spendo|pagato|paid|"
     r"costs?|costa|costano)\b|\b(?:how many|quanti|quante)\b.*\b(?:in tutto|in total|in totale|altogether|overall)\b"
@@ -111,6 +114,8 @@ def after(text: str, previous: dict, workspace: Path | None) -> tuple[Plan, str]
         return None
     if workspace is not None and any(v.type == "path" for v in P.extract(text, workspace).values):
         return None  # a file of its own: not this follow-up
+    if workspace is not None and named_file.sibling(text, files[0], workspace):
+        return None  # "and april, total?": the same of another file (planner.named_file)
     if tools != ["read_files", "compute"] and (not asks(folded) or re.search(r"\d", folded)):
         return None  # after another turn on the file: a question of its own, with no numbers
     plan = again(text, previous.get("request") or "", files[0], workspace)
@@ -120,7 +125,7 @@ def after(text: str, previous: dict, workspace: Path | None) -> tuple[Plan, str]
 def asks(folded: str) -> bool:
     """A question for a number of a table: a total, an average, a share, the most or the least."""
     extreme = (_MOST.search(folded) or _LEAST.search(folded)) and _WHICH.search(folded)
-    wanted = _MEAN.search(folded) or _TOTAL.search(folded) or _SHARE.search(folded) or extreme
+    wanted = _MEAN.search(folded) or _MEDIAN.search(folded) or _TOTAL.search(folded) or _SHARE.search(folded) or extreme
     return bool(wanted) and not _CHANGE.search(folded) and not _COUNTED.search(folded)
 
 
@@ -161,14 +166,15 @@ def _computed(
         lead = "Percentuale" if language(request) == "it" else "Share"
         final = f"{lead} ({', '.join(named)}), {path}: ${{step2.value}}%"
         return of_steps(("read_files", {"paths": [path]}), ("compute", {"expression": expression}), final=final)
-    expression = f"{'mean' if mean else 'sum'}([{', '.join(terms)}])"
+    op = "median" if _MEDIAN.search(rows_from) else "mean" if mean else "sum"
+    expression = f"{op}([{', '.join(terms)}])"
     what = " x ".join(table.header[i] for i in numbers if table.header[i])
     which = f" ({', '.join(named)})" if named else ""
     if language(request) == "it":
-        lead = ("Media" if mean else "Totale") + (f" di {what}" if what else "")
+        lead = {"median": "Mediana", "mean": "Media", "sum": "Totale"}[op] + (f" di {what}" if what else "")
         final = f"{lead}{which}, da {len(rows)} {'riga' if len(rows) == 1 else 'righe'} di {path}: ${{step2.value}}"
     else:
-        lead = ("Average" if mean else "Total") + (f" of {what}" if what else "")
+        lead = {"median": "Median", "mean": "Average", "sum": "Total"}[op] + (f" of {what}" if what else "")
         final = f"{lead}{which}, over {len(rows)} {'row' if len(rows) == 1 else 'rows'} of {path}: ${{step2.value}}"
     return of_steps(("read_files", {"paths": [path]}), ("compute", {"expression": expression}), final=final)
 
@@ -311,3 +317,39 @@ def _term(columns: list[int], row: list[str]) -> str:
 def plain(cell: str) -> str:
     number = re.sub(r"[^\d.,+-]", "", cell).replace(",", ".")
     return number.lstrip("+") or "0"
+
+
+# A cell given a new value: "change his score to 76", «porta il prezzo delle penne a 1.20».
+_NEW_VALUE = re.compile(
+    r"\b(?:change|set|update|make|put|correct|fix|cambia|metti|imposta|aggiorna|porta|correggi|modifica)\b"
+    r".*?\s(?:to|a|in|=)\s+(?P<value>[^\s,;]+?)[.!]?\s*$",
+    re.IGNORECASE,
+)
+
+
+def cell(text: str, content: str, about: str = "") -> tuple[str, str, tuple[str, str]] | None:
+    """The one row of a CSV table the request names by a cell, with the column it names given the
+    value it ends with: (the row's line, the line changed, what the answer says), or None."""
+    match = _NEW_VALUE.search(text)
+    table = parse(content) if match else None
+    lines = [line for line in content.splitlines() if line.strip()]
+    if table is None or lines[0].lstrip().startswith("|"):
+        return None
+    folded = fold(text[: match.start("value")])
+    columns = [i for i, name in enumerate(table.header) if name and said(fold(name), folded)]
+    named = [[c and j not in columns and said(fold(c), folded) for j, c in enumerate(row)] for row in table.rows]
+    rows = [n for n, cells in enumerate(named) if any(cells)]
+    if len(columns) != 1 or len(rows) != 1:
+        return None
+    line, delimiter = lines[rows[0] + 1], next((d for d in ",;\t" if d in lines[0]), ",")
+    fields = line.split(delimiter)
+    if len(fields) != len(table.header) or content.count(line) != 1 or '"' in line:
+        return None
+    column, value = columns[0], match.group("value")
+    if "\u00a7" in value:
+        return None  # "update the quantity in §": the file, not a value
+    old = fields[column].strip()
+    fields[column] = fields[column].replace(old, value) if old else value
+    name, row = table.header[column], table.rows[rows[0]][0]
+    answer = (f"Set {name} of {row} to {value} in {WHERE}.", f"Impostato {name} di {row} a {value} in {WHERE}.")
+    return line, delimiter.join(fields), answer

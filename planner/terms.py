@@ -17,7 +17,7 @@ def bare_term(text: str, spans: list[tuple[int, int]]) -> str | None:
     """The bare word the request searches for, as written, or None; `spans`: where its typed
     values are (a quoted text or an identifier is a term already)."""
     for match in _TERM.finditer(text):
-        group = next(g for g in ("term", "rows", "last", "there") if match.group(g))
+        group = next(g for g in ("term", "rows", "last", "there", "word") if match.group(g))
         word = match.group(group)
         if fold(word) not in _NOT_TERMS and not any(start <= match.start(group) < end for start, end in spans):
             return word
@@ -40,6 +40,8 @@ _TERM = re.compile(
     r"(?:(?:la parola|the word)\s+)?(?P<last>[^\W\d_][\w-]*)\s*[?.!]*\s*$|"
     # «in quali ricette della cartella ricette c'è il guanciale?»: what some of them hold
     r"\b(?:quali|quale|which)\b.{0,60}\bc'[eè] (?:ancora )?(?:il |lo |la |l'|un |una |uno |del |della |dello )?"
-    r"(?P<there>[^\W\d_][\w-]*)\s*[?.!]*\s*$",
+    r"(?P<there>[^\W\d_][\w-]*)\s*[?.!]*\s*$|"
+    # «in quali file compare la parola mascarpone?»: the word said to be one
+    r"\b(?:la parola|the word|il termine|the term)\s+(?P<word>[^\W\d_][\w-]*)",
     re.IGNORECASE,
 )
