@@ -279,8 +279,12 @@ def _named(value: str, index: int, plan: Plan, catalog: Catalog, request: Reques
     if not refs:
         target = normalized(value)
         folder, _, name = target.rpartition("/")
-        return target in request.named or (
-            bool(folder) and folder in request.named and any(n.rsplit("/", 1)[-1] == name for n in request.named)
+        return (
+            target in request.named
+            or (bool(folder) and folder in request.named and any(n.rsplit("/", 1)[-1] == name for n in request.named))
+            or (  # "rename docs/a.md to b.md": the bare new name, beside the file named
+                bool(folder) and name in request.named and any(n.rpartition("/")[0] == folder for n in request.named)
+            )
         )
     for kind, target, _ in refs:
         if kind == "PARAM":  # bound from the request by plan memory

@@ -195,9 +195,9 @@ def test_a_subagents_changes_are_undone_from_the_session_that_started_it(session
 
 def test_the_plain_short_forms_mean_undo_and_longer_sentences_do_not(session, root):
     plain = ("undo", "Undo that.", "undo the last change!", "ANNULLA", "annulla l\u2019ultima modifica")
-    for text in (*plain, "Torna indietro"):
+    for text in (*plain, "Torna indietro", "no aspetta, annulla l'ultima modifica", "oops, undo that please"):
         assert commands.is_command(text), text
-    for text in ("undo the changes to notes.md and write a summary", "annulla la riunione di domani", "torna"):
+    for text in ("undo the changes to notes.md and write a summary", "annulla la riunione di domani", "torna", "no"):
         assert not commands.is_command(text), text
 
     turn_changing(session, [("notes.md", "second\n"), ("b.md", "new\n")])

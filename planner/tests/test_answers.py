@@ -4,6 +4,7 @@ executors and agents' stores return (agents.memory, agents.recurring, todo_updat
 
 import pytest
 
+from planner import answers
 from planner.answers import asks_line_count, of_result
 
 MEMORY = {"ok": True, "file": "MEMORY.md", "bytes": 21, "soft_cap": 2200, "hard_cap": 4000}
@@ -148,3 +149,15 @@ def test_a_question_of_what_the_text_says_is_not_a_count_of_its_lines():
     notes = {"entries": [{"path": "verbale.txt", "content": "- presenti: 12\n- assenti: 5\n"}]}
     for asked in ("quanti condòmini erano assenti?", "quanti km ho corso in totale?", "how many were absent?"):
         assert "assenti: 5" in of_result("read_files", notes, asked)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "quindi quante ne mancano adesso? (lista.md)",
+        "quanti alunni ci sono nel file classi/3A.txt?",
+        "how many are left?",
+    ],
+)
+def test_a_count_of_what_is_left_or_of_a_file_named_after_it(text):
+    assert answers.asks_count(text)

@@ -49,3 +49,17 @@ def test_after_a_tick_another_item_follows_up(files):
     _, plan = edits.on_last_file("pure quello della bolletta", previous, files)
     assert plan.steps[0].args["new"] == "- [x] pagare bolletta luce"
     assert plan.final_message == "Segnato \u201cpagare bolletta luce\u201d come fatto in ${step1.path}."
+
+
+def test_two_items_named_at_once_are_ticked_together(files):
+    old, new = _ticked("nel todo.md segna come fatti il dentista e la bolletta", files)
+    assert old == "- [ ] chiamare il dentista\n- [ ] pagare bolletta luce"
+    assert new == "- [x] chiamare il dentista\n- [x] pagare bolletta luce"
+
+
+def test_an_item_by_its_place_and_with_the_verbs_pronoun_last(files):
+    previous = {"request": "leggi todo.md", "files": ["todo.md"], "plan_is_last": True}
+    _, plan = edits.on_last_file("the second one is paid, remove it", previous, files)
+    assert plan.steps[0].args == {"path": "todo.md", "old": "- [ ] pagare bolletta luce\n", "new": ""}
+    _, plan = edits.on_last_file("il dentista non serve più, toglilo", previous, files)
+    assert plan.steps[0].args["old"] == "- [ ] chiamare il dentista\n"

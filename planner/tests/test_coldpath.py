@@ -282,3 +282,7 @@ def test_lines_with_a_word_are_a_search_and_a_new_file_goes_in_the_folder_named(
 )
 def test_which_files_hold_a_word_is_a_search(cold, text):
     assert cold(text, "grep_files", "list_files") == [("grep_files", {"pattern": "Ada", "path": "notes"})]
+
+
+def test_the_word_said_to_be_one_is_searched_for_and_compare_is_not_compute(cold):
+    assert cold("in quali file compare la parola mascarpone?") == [("grep_files", {"pattern": "mascarpone"})]

@@ -271,3 +271,19 @@ def test_a_pronoun_set_after_a_key_is_named_takes_the_key_said(tmp_path):
     assert found.plan.steps[0].args == {"path": "app/.env", "old": "PORT=3000", "new": "PORT=8080"}
     again = followup.resolve("no, mettila a true", previous, tmp_path)  # no key said: the last one
     assert again.plan.steps[0].args["old"] == "DEBUG=false"
+
+
+def test_a_key_the_last_question_named_by_a_part_or_in_italian_takes_the_value(files):
+    (files / "cfg.ini").write_text("[db]\nport = 5432\n[cache]\nttl = 300\n")
+    (files / "utils.py").write_text("MAX_RETRIES = 3\nTIMEOUT_SECONDS = 30\n")
+    (files / "log.yaml").write_text("logging:\n  level: info\n")
+
+    def edit(text, path, about):
+        found = edits.on_last_file(text, {"request": about, "files": [path], "plan_is_last": True}, files)
+        return found and (found[1].steps[0].args["old"], found[1].steps[0].args["new"])
+
+    assert edit("mettila a 5433", "cfg.ini", "su che porta gira il db?") == ("port = 5432", "port = 5433")
+    assert edit("e il ttl portalo a 600", "cfg.ini", "mettila a 5433") == ("ttl = 300", "ttl = 600")
+    assert edit("make it 5", "utils.py", "how many retries does it allow?") == ("MAX_RETRIES = 3", "MAX_RETRIES = 5")
+    assert edit("change the timeout to 45 seconds", "utils.py", "x") == ("TIMEOUT_SECONDS = 30", "TIMEOUT_SECONDS = 45")
+    assert edit("mettilo a warning", "log.yaml", "che livello di log c'è?") == ("  level: info", "  level: warning")

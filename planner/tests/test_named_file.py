@@ -110,3 +110,20 @@ def test_a_new_file_in_a_nested_folder_named_by_its_own_name(files):
     assert after.text == "save progetti/orto/appunti/ideas.md"
     (files / "altro" / "appunti").mkdir(parents=True)
     assert named_file.resolve("dentro appunti crea semina.md", {}, files) is None  # two folders called so
+
+
+def test_a_sibling_by_its_name_a_verbs_word_where_a_file_is_named_and_a_class_like_3a(files):
+    (files / "spese" / "aprile.csv").write_text("cosa,importo\nspesa,20\n")
+    previous = {"request": "quanto ho speso? spese/maggio.csv", "files": ["spese/maggio.csv"], "plan_is_last": True}
+    assert named_file.resolve("e aprile, in totale?", previous, files).text == "e spese/aprile.csv, in totale?"
+    (files / "reading-list.md").write_text("- Dune\n")
+    assert named_file.resolve("what's on my reading list?", {}, files).path == "reading-list.md"
+    (files / "classi").mkdir()
+    (files / "classi" / "3A.txt").write_text("Rossi\n")
+    (files / "classi" / "3B.txt").write_text("Verdi\n")
+    assert named_file.resolve("quanti alunni ci sono nella 3A?", {}, files).path == "classi/3A.txt"
+
+
+def test_a_word_of_the_last_hits_folders_names_one_of_them(files):
+    previous = {"listing": ["notes/sea.txt", "ricette/tiramisu.txt"], "plan_is_last": True}
+    assert named_file.resolve("leggimi la ricetta", previous, files).path == "ricette/tiramisu.txt"

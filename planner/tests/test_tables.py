@@ -200,3 +200,15 @@ def test_rows_picked_by_a_word_after_a_preposition_a_prose_log_and_a_short_heade
     assert _computed("how many km in total in corse.txt?", files) == "sum([5, 7, 20])"
     (files / "temp.csv").write_text("giorno,min,max\n1,18,29\n2,21,35\n")
     assert _computed("la media delle minime in temp.csv", files) == "mean([18, 21])"
+
+
+def test_a_cell_is_set_by_its_row_and_column_and_the_median_is_asked(files):
+    from planner import edits
+
+    (files / "grades.csv").write_text("student,score\nAlice,88\nDev,64\nBen,72\n")
+    asked = {"request": "what's the average in grades.csv?", "files": ["grades.csv"], "plan_is_last": True,
+             "plan": {"steps": [{"tool": "read_files"}, {"tool": "compute"}]}}  # fmt: skip
+    _, plan = edits.on_last_file("Dev's retake went better, change his score to 76", asked, files)
+    assert plan.steps[0].args == {"path": "grades.csv", "old": "Dev,64", "new": "Dev,76"}
+    assert followup.resolve("and the median?", asked, files).plan.steps[1].args["expression"] == "median([88, 64, 72])"
+    assert tables.cell("update the score in \u00a7", "student,score\nDev,64\n") is None  # no value, a place

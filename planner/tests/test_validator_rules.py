@@ -185,3 +185,10 @@ def test_a_plan_with_an_invented_target_is_reproposed_once_and_never_runs(planne
     assert outcome.layer == "terminator" and outcome.model_calls == 2, (outcome.layer, outcome.trace)
     assert "invented_target" in str(outcome.trace["attempts"][0]["validation"])
     assert "invented_target" in planner_model.requests[1]["json"]["messages"][0]["content"], "the model is told why"
+
+
+def test_a_bare_new_name_beside_the_file_renamed_is_named(cat):
+    step = ("move_files", {"paths": ["docs/casa.md"], "to": "docs/lavori.md"})
+    assert problems(cat, "rinomina docs/casa.md in lavori.md, stessa cartella", step) == []
+    assert problems(cat, "rename docs/casa.md to lavori.md", step) == []
+    assert (1, "invented_target") in problems(cat, "rename notes.md to lavori.md", step)  # another folder
