@@ -6,7 +6,8 @@
       that to b.md", "open the second one"), run as a plan with no model
     → a file named in words (planner/named_file.py: «del diario»), then the follow-up again with it
     → words to write and keep (planner/compose.py: "write a haiku and save it to a.txt")
-    → the route decision (planner/decision.py): direct | ask | tools, from evidence in the request
+    → the route decision (planner/decision.py): direct | ask | tools, from evidence in the request;
+      a file to read or change that is not there is said so (planner/missing_file.py)
     → tools: plan memory (L0 fastpath, then L1 autopath: a remembered plan, no model)
     → direct (one streamed model call), or the engine (propose, validate, execute) → recovery →
       terminator, or ReAct
@@ -23,7 +24,7 @@ from billing.cost import format_usd
 from core.clock import monotonic_ms
 from core.events import bus
 from core.tokens import estimate as estimate_tokens
-from planner import compose, direct, engine, followup, llm, memory, named_file, pre_fastpath, react
+from planner import compose, direct, engine, followup, llm, memory, missing_file, named_file, pre_fastpath, react
 from planner.candidates import allowed, candidates_for, ranking
 from planner.catalog import Catalog, Executor, catalog
 from planner.decision import Decision, decide
@@ -88,6 +89,8 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
                                     extraction=turn.probe.extraction, earlier=earlier)  # fmt: skip
     if choice.route == "ask":
         return _finish(turn, _ask(inp, choice))
+    if (gone := missing_file.reply(inp.text, choice, turn.probe.extraction, inp.workspace_path)) is not None:
+        return _finish(turn, TurnOutcome(final_kind="answer", text=gone, layer="decision"))  # «leggi manca.md»
     use_memory = _uses_memory(inp) and choice.route == "tools" and choice.sure
     failed_recall = None
     if use_memory:
@@ -160,14 +163,8 @@ def _uses_memory(inp: TurnInput) -> bool:
     """Plan memory serves and learns only in engine mode, when no model was named, outside plan
     mode, for people who may act (a read-only member's turns skip it), and not when the user
     asked to plan again (an edit or a regeneration)."""
-    return bool(
-        settings.METNOS_PLAN_MEMORY
-        and inp.mode == "engine"
-        and not inp.model
-        and not inp.plan_mode
-        and not inp.read_only
-        and not inp.replan
-    )
+    flags = (inp.model, inp.plan_mode, inp.read_only, inp.replan)
+    return bool(settings.METNOS_PLAN_MEMORY and inp.mode == "engine" and not any(flags))
 
 
 def _from_memory(turn: _Turn, cat: Catalog) -> tuple[memory.Recall | None, TurnOutcome | None]:

@@ -209,12 +209,12 @@ def test_a_re_proposal_that_runs_nothing_after_a_failed_step_is_a_dead_end_not_w
     ("todo.txt has 1 line" for copy.txt): words that run nothing after a failure are not trusted."""
     settings.METNOS_PLAN_MEMORY = False
     planner_model.replies.extend([
-        plan(("read_files", {"paths": ["zzz.md"], "tail_lines": 1}), final="${step1.entries.0.content}"),
+        plan(("read_files", {"paths": ["notes/zzz"], "tail_lines": 1}), final="${step1.entries.0.content}"),
         plan(final="It has 3 lines."),
     ])  # fmt: skip
-    turn = services.turn_submit(session=session, text="read zzz.md and tell me its last lines", model="")
+    turn = services.turn_submit(session=session, text="read notes/zzz and tell me its last lines", model="")
     run_turn(str(turn.id))
     turn.refresh_from_db()
     answer = Message.objects.get(turn=turn, role="assistant").text
     assert (turn.final_kind, turn.layer) == ("answer", "terminator"), turn.trace
-    assert "3 lines" not in answer and "zzz.md" in answer
+    assert "3 lines" not in answer and "notes/zzz" in answer

@@ -61,8 +61,9 @@ def test_a_conversation_of_follow_ups_runs_with_no_model_call(session):
 def test_a_follow_up_whose_plan_fails_goes_on_as_the_request_it_stands_for(session, local_model):
     say(session, "read notes/a.md")
     turn, answer = say(session, "and notes/zzz.md?")
-    assert turn.layer in ("recovery", "terminator") and turn.final_kind == "answer", (answer, turn.trace)
-    assert "followup" not in turn.trace, "the engine answered the request it stands for: read notes/zzz.md"
+    assert turn.layer == "decision" and turn.final_kind == "answer", (answer, turn.trace)
+    assert answer == "There is no file notes/zzz.md in your workspace.", "said plainly (planner.missing_file)"
+    assert "followup" not in turn.trace, "the request it stands for answered: read notes/zzz.md"
     assert not (services.workspace_path(session.workspace) / "notes" / "zzz.md").exists()
 
 

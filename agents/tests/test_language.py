@@ -178,15 +178,15 @@ def test_a_real_turn_of_an_italian_user_ends_its_dead_end_in_italian(planner_mod
     preference_set(user=owner, language="it")
     session = services.session_create(owner=owner)
     planner_model.replies.extend([
-        plan(("read_files", {"paths": ["zzz.md"], "tail_lines": 1}), final="${step1.entries.0.content}"),
+        plan(("read_files", {"paths": ["notes/zzz"], "tail_lines": 1}), final="${step1.entries.0.content}"),
         plan(final="It has 3 lines."),
     ])  # fmt: skip
-    turn = services.turn_submit(session=session, text="read zzz.md and tell me its last lines", model="")
+    turn = services.turn_submit(session=session, text="read notes/zzz and tell me its last lines", model="")
     run_turn(str(turn.id))
     turn.refresh_from_db()
     answer = Message.objects.get(turn=turn, role="assistant").text
     assert turn.layer == "terminator", turn.trace
-    assert answer.startswith("Non sono riuscito a farlo:") and "zzz.md" in answer
+    assert answer.startswith("Non sono riuscito a farlo:") and "notes/zzz" in answer
     assert translation.get_language() == settings.LANGUAGE_CODE, "the worker's language is left as it was"
 
 

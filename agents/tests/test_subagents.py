@@ -75,7 +75,7 @@ def test_a_subagent_does_the_step_in_its_own_session_and_the_parent_resumes_with
 
 def test_a_subagent_that_fails_is_the_steps_failure(session, root, worker_tier):
     worker_tier.replies += [
-        plan(("run_task", {"task": "read notes/missing.md"}), final="${step1.text}"),
+        plan(("run_task", {"task": "read notes/missing"}), final="${step1.text}"),
     ]  # the subagent's cold plan (planner.coldpath) reads the missing file
     parent = services.turn_submit(session=session, text=ASK)
     run_turn(str(parent.id))
