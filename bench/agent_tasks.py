@@ -41,6 +41,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -277,6 +278,11 @@ def report(tasks: list[dict], outcomes: list[list[TurnResult]], args) -> dict:
         ),
         "model_calls_per_turn": round(sum(t.model_calls for t in turns) / len(turns), 3) if turns else None,
         "turn_p50_ms": pct([t.ms for t in turns if t.final_kind != "timeout"], 0.5),
+        # totals only (a held-out task is never shown): the share of turns whose checks hold, and the
+        # layers that answered the turns that failed
+        "turn_pass_rate": round(sum(not t.failures for t in turns) / len(turns), 3) if turns else None,
+        "failed_by_layer": dict(Counter(t.layer or t.final_kind for t in turns if t.failures).most_common()),
+        "first_turns_failed": sum(bool(r and r[0].failures) for r in outcomes),
     }
 
 

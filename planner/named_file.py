@@ -15,7 +15,9 @@ A short question right after a question about one file asks of the same file (`a
 the db pool size?", «e di savoiardi?» after «quanto mascarpone ci vuole per il tiramisù?». And one
 file of the last listing is named by a word of its name alone (`one_listed`): «cancella la v1»
 after bozze/ holds lettera_v1.txt and lettera_v2.txt, "rename the april one to 2024-04.pdf"; and a
-verb's pronoun is the one file the last turn was on (`the_last`): «ora copiala in archivio/x.txt»."""
+verb's pronoun is the one file the last turn was on (`the_last`): «ora copiala in archivio/x.txt».
+Last, a personal question asked of no file goes to the one file holding its words (`mine`:
+"when's my flight home?", planner.personal)."""
 
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from planner import name_share
+from planner import name_share, personal
 from planner import params as P
 from planner.intent import _OBJECT_STEMS, _VERB_STEMS
 from planner.text import STOPWORDS, fold, stems, whole
@@ -100,7 +102,16 @@ def resolve(text: str, previous: dict, workspace: Path | None) -> Named | None:
         or asked_again(text, previous, workspace, typed)
         or one_listed(text, previous, workspace, typed)
         or the_last(text, previous, workspace, typed)
+        or mine(text, workspace, typed)
     )
+
+
+def mine(text: str, workspace: Path, typed: list) -> Named | None:
+    """A personal question asked of no file, with the one file holding its words (planner.personal)."""
+    path = personal.about(text, workspace, typed)
+    asked = text.rstrip()
+    end = "?" if asked.endswith("?") else ""
+    return Named(f"{asked.rstrip('?').rstrip()} (in {path}){end}", path, ()) if path else None
 
 
 # A verb whose object is the file the last turn was on: «copiala in archivio/», "rename it to b.md".

@@ -233,7 +233,7 @@ def test_a_cold_plan_that_fails_is_recovered_by_the_proposer(planner_model, work
             turn_id=str(uuid.uuid4()),
             session_id=str(uuid.uuid4()),
             user_id=1,
-            text="read notes/c",  # no extension: not said missing before planning (planner.missing_file)
+            text="read notes/c.xyz",  # not a known kind of file: not said missing first (planner.missing_file)
             workspace_path=workspace,
         )
     )

@@ -178,7 +178,8 @@ def test_a_challenger_replaces_the_champion_only_when_it_proves_better(workspace
 
 
 def test_a_plan_that_fails_repeatedly_is_banned_and_excluded_from_reproposal(planner_model, workspace):
-    # The cold path's plan fails first (not found), then the model re-proposes the same plan.
+    # The cold path's plan fails first (a link out of the workspace), then the model re-proposes the same plan.
+    (workspace / "notes" / "missing.md").symlink_to(workspace.parent / "secret.txt")  # there, but not readable
     bad = plan(("read_files", {"paths": ["notes/missing.md"]}))
     for _ in range(2):
         planner_model.replies.append(bad)
