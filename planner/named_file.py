@@ -108,7 +108,8 @@ def resolve(text: str, previous: dict, workspace: Path | None) -> Named | None:
 
 def mine(text: str, workspace: Path, typed: list) -> Named | None:
     """A personal question asked of no file, with the one file holding its words (planner.personal)."""
-    path = personal.about(text, workspace, typed)
+    files = [v for v in typed if v.type != "path" or not (workspace / v.text).is_dir()]  # a folder may be said
+    path = personal.about(text, workspace, files)
     asked = text.rstrip()
     end = "?" if asked.endswith("?") else ""
     return Named(f"{asked.rstrip('?').rstrip()} (in {path}){end}", path, ()) if path else None

@@ -3,8 +3,10 @@ its words: "when's my flight home?" beside travel/itinerary.md (which says "flig
 ho speso a marzo?» beside spese/marzo.csv, «chi c'era alla riunione di lunedì?» beside
 verbali/lunedi.txt. Nobody's world knowledge answers "my flight"; their files may.
 
-Only a question (or a request to show or tell) that speaks of the person ("my", «ho», "we") does
-this, never a request for a piece of writing, and never one that types a file. Each file of the
+Only a question (or a request to show or tell) does this: one that speaks of the person ("my",
+«ho», "we"), or one two of whose words a file holds ("which flask version does the project use?"
+beside project/requirements.txt); never a request for a piece of writing, a how-to or what a word
+means, and never one that types a file. Each file of the
 workspace (a few hundred at most, the first 64 KiB of each) is scored by how many of the
 question's words its path and text hold; one file must hold more than any other. Read by
 planner.named_file, last of its forms."""
@@ -35,6 +37,11 @@ _WRITING = whole(
     r"write|compose|draft|invent|poem|story|essay|explain|translate|summari[sz]e|scrivi\w*|componi\w*|inventa\w*|"
     r"poesia|storia|racconta\w*|spiega\w*|traduci\w*|riassumi\w*"
 )
+# "what is a mortgage?": what a word means, which no file of the person's is asked for.
+_DEFINITION = re.compile(
+    r"^\s*(?:what is|what's|whats|what are|who is|who was|cos'e|cosa e|che cos'e|cosa sono|chi e|chi era)\s+"
+    r"(?:(?:a|an|the|un|una|uno|il|lo|la|l'|i|gli|le)\s*)?[^\W\d_]+\s*\??\s*$"
+)
 # Words of asking that name nothing a file holds.
 _NOT_CONTENT = STOPWORDS | frozenset(
     "what whats when whens where which how much many show tell list read please file files cosa quando dove "
@@ -48,14 +55,15 @@ def about(text: str, workspace: Path | None, typed: list) -> str | None:
     folded = fold(text)
     if workspace is None or typed or len(folded.split()) > 20 or not _ASKED.search(folded):
         return None
-    if not _MINE.search(folded) or _WRITING.search(folded):
+    if _WRITING.search(folded) or _DEFINITION.match(folded):
         return None
+    mine = bool(_MINE.search(folded))  # otherwise two words of the question must be in the file
     wanted = [set(stems(w)) for w in dict.fromkeys(re.findall(r"[^\W_]+", folded)) if _content(w)]
     files = name_share.files(workspace)
     if not wanted or not files or len(files) > MAX_FILES:
         return None
     scored = sorted(((_hits(wanted, path, workspace), path) for path in files), reverse=True)
-    if scored[0][0] == 0 or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+    if scored[0][0] < (1 if mine else 2) or (len(scored) > 1 and scored[1][0] == scored[0][0]):
         return None  # no file holds its words, or two hold as many: which one is not said
     return scored[0][1]
 

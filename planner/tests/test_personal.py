@@ -13,6 +13,7 @@ def files(tmp_path):
         "expenses/march.csv": "date,category,amount\n03-01,food,30\n",
         "notes/ideas.md": "- an app for plants\n",
         "notes/books.md": "- Dune\n",
+        "project/requirements.txt": "flask==3.0.2\n",
     }.items():
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text(content)
@@ -25,6 +26,7 @@ def files(tmp_path):
         ("when's my flight home?", "travel/itinerary.md"),
         ("what are my app ideas?", "notes/ideas.md"),
         ("quando ho il volo per Tokyo?", "travel/itinerary.md"),
+        ("which flask version does the project use?", "project/requirements.txt"),  # two words, one a folder
     ],
 )
 def test_a_personal_question_goes_to_the_one_file_with_its_words(files, text, path):
@@ -39,6 +41,8 @@ def test_a_personal_question_goes_to_the_one_file_with_its_words(files, text, pa
         "how do I book a flight home?",  # how, not what the files say
         "what did I do yesterday?",  # no file holds its words
         "what's in my notes?",  # two files hold as many
+        "what is flask?",  # what a word means
+        "which version is the newest?",  # not the person's, and one word at most
     ],
 )
 def test_anything_else_names_no_file(files, text):
