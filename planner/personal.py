@@ -52,7 +52,9 @@ _NOT_CONTENT = STOPWORDS | frozenset(
 
 def about(text: str, workspace: Path | None, typed: list) -> str | None:
     """The one file a personal question is about, or None."""
-    folded = fold(text)
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", fold(text).strip()) if s]
+    folded = next((s for s in reversed(sentences) if s.endswith("?")), sentences[-1] if sentences else "")
+    # the question's own sentence: "I'm flying to Lisbon! What currency do they use there?" asks of the world
     if workspace is None or typed or len(folded.split()) > 20 or not _ASKED.search(folded):
         return None
     if _WRITING.search(folded) or _DEFINITION.match(folded):

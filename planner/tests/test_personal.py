@@ -42,6 +42,7 @@ def test_a_personal_question_goes_to_the_one_file_with_its_words(files, text, pa
         "what did I do yesterday?",  # no file holds its words
         "what's in my notes?",  # two files hold as many
         "what is flask?",  # what a word means
+        "I'm flying home to Tokyo! What currency do they use there?",  # the question is of the world
         "which version is the newest?",  # not the person's, and one word at most
     ],
 )
