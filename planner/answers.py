@@ -74,7 +74,11 @@ def _item_count(result: dict, it: bool, request: str = "") -> str:
         if _LEFT.search(request) and any(_OPEN_BOX.match(line) for line in bulleted):
             bulleted = [line for line in bulleted if _OPEN_BOX.match(line)]
         table = str(entry.get("path", "")).lower().endswith((".csv", ".tsv")) and len(lines) > 1
-        n = len(lines) - 1 if table else len(bulleted) or len([ln for ln in lines if not ln.lstrip().startswith("#")])
+        rows = lines[1:] if table else [line for line in lines if not line.lstrip().startswith("#")]
+        if year := _YEAR.search(request):  # «quanti libri ho letto nel 2023?»: the entries of that year
+            rows = [line for line in rows if re.search(rf"(?<!\d){year.group(1)}(?!\d)", line)]
+            bulleted = [line for line in bulleted if line in rows]
+        n = len(rows) if table else len(bulleted) or len(rows)
         if it:
             parts.append(f"{entry['path']}: {n} {'voce' if n == 1 else 'voci'}.")
         else:
@@ -82,6 +86,7 @@ def _item_count(result: dict, it: bool, request: str = "") -> str:
     return "\n".join(parts)
 
 
+_YEAR = re.compile(r"\b(?:in|nel|del|dal|from|of|during|durante)\s+((?:19|20)\d\d)\b", re.IGNORECASE)
 _LISTED = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\S")
 
 

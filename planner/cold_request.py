@@ -29,6 +29,7 @@ _KNOWN_WORDS = (
     + " two three four five due tre quattro cinque folders directories cartelle sottocartelle subfolders"
     + " name names nomi scritto scritta also too anche ancora still word parola left rimasti rimaste adesso ora"
     + " comment comments commento commenti title titolo heading intestazione same stessa stesso folder cartella"
+    + " ok allora quindi new nuova nuovo"
 )  # fmt: skip
 _KNOWN_STEMS = frozenset(min(stems(w)) for w in words(_KNOWN_WORDS)) | {"c'e"}
 
@@ -194,8 +195,10 @@ def request_of(text: str, workspace: Path | None) -> Request:
 INSIDE = r"\s+(?:inside|in|within|under|into|dentro|sotto|nella)\s+(?:the |la |il )?(?:folder |cartella )?([\w./-]+)"
 # "a folder called reports", «una cartella chiamata fatture», «crea la cartella diario».
 _FRESH_FOLDER = re.compile(
-    r"\b(?:folder|directory|dir|cartella)\s+(?:(?:called|named|chiamata|di nome|dal nome)\s+)?"
-    r"(?!(?:with|for|in|of|and|con|per|di|e|a|the|la|il|that|che|containing|contenente|which|where|dove)\b)([a-z0-9][\w-]*)(?=\s|$|[.,!?])"
+    r"\b(?:folder|directory|dir|cartella)(?:\s+(?:nuova|new))?(?:\s*,)?\s+"
+    r"(?:(?:called|named|chiamata|di nome|dal nome)\s+)?"
+    r"(?!(?:with|for|in|of|and|con|per|di|e|a|the|la|il|that|che|containing|contenente|which|where|dove|nuova|new)\b)"
+    r"([a-z0-9][\w-]*)(?=\s|$|[.,!?])"
 )
 
 

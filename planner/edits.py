@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from planner import checklist, retype, stock, tables
+from planner import checklist, corrections, retype, stock, tables
 from planner import params as P
 from planner.keys import key_line as _key_line
 from planner.keys import named as _keys_named
@@ -347,6 +347,7 @@ def on_last_file(text: str, previous: dict, workspace: Path | None) -> tuple[str
         checklist.tick(text, content, about)
         or _set_key(text, content, about)
         or tables.cell(text, content)
+        or corrections.corrected(text, content)
         or _replace(text, content, "")
         or _instead(text, content, "")
         or _counted(text, content, "")
@@ -396,4 +397,4 @@ def _on_the_list(text: str) -> str:
 
 
 _FORMS = (checklist.tick, _set_key, tables.cell, _replace, _instead, _counted, _key_named, _retyped, _add_items,
-          _remove_item)  # fmt: skip
+          _remove_item, corrections.corrected)  # fmt: skip

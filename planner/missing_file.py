@@ -26,10 +26,18 @@ _DESTINATION = re.compile(
 )
 
 
+_MAKING = re.compile(
+    r"\b(?:write|save|create|make|put|add|append|new|scrivi\w*|salva\w*|crea\w*|metti\w*|aggiungi\w*|"
+    r"nuov[oa]|con scritto|containing)\b"
+)
+
+
 def reply(text: str, decision: Decision, extraction: P.Extraction, workspace: Path | None) -> str | None:
     """The answer for a request whose named file is not there, or None."""
     if workspace is None or decision.route != "tools" or decision.tool not in _NEEDS_THERE:
         return None
+    if decision.tool != "delete_files" and _MAKING.search(text.lower()):
+        return None  # «mettici un file semina.md con scritto …»: a file to make
     named = [
         v
         for v in extraction.values

@@ -288,7 +288,8 @@ _ONE_WORD = re.compile(
 
 def one_listed(text: str, previous: dict, workspace: Path | None, typed: list | None = None) -> Named | None:
     """The request with the one file of the last listing its word names typed in, or None."""
-    listed = [*(previous or {}).get("listing", []), *(previous or {}).get("files", [])]
+    previous = previous or {}
+    listed = [*previous.get("listing", []), *previous.get("files", []), *previous.get("earlier_listing", [])]
     if workspace is None or not listed or len(text.split()) > 14 or not _ABOUT_CONTENT.search(fold(text)):
         return None
     if any(_is_file(workspace, v.text) for v in _typed(text, workspace, typed)):

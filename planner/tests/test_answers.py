@@ -161,3 +161,11 @@ def test_a_question_of_what_the_text_says_is_not_a_count_of_its_lines():
 )
 def test_a_count_of_what_is_left_or_of_a_file_named_after_it(text):
     assert answers.asks_count(text)
+
+
+def test_a_count_of_one_years_entries():
+    books = "# Letti\n2022 - Il nome della rosa\n2023 - Zeno\n2023 - Il barone rampante\n2024 - Il gattopardo\n"
+    result = {"entries": [{"path": "libri.md", "content": books}]}
+    assert of_result("read_files", result, "quanti libri ho letto nel 2023?") == "libri.md: 2 voci."
+    table = {"entries": [{"path": "a.csv", "content": "year,n\n2023,1\n2024,2\n"}]}
+    assert of_result("read_files", table, "how many entries are there?") == "a.csv: 2 items."

@@ -287,3 +287,11 @@ def test_a_key_the_last_question_named_by_a_part_or_in_italian_takes_the_value(f
     assert edit("make it 5", "utils.py", "how many retries does it allow?") == ("MAX_RETRIES = 3", "MAX_RETRIES = 5")
     assert edit("change the timeout to 45 seconds", "utils.py", "x") == ("TIMEOUT_SECONDS = 30", "TIMEOUT_SECONDS = 45")
     assert edit("mettilo a warning", "log.yaml", "che livello di log c'è?") == ("  level: info", "  level: warning")
+
+
+def test_a_number_on_the_one_line_a_word_names_is_corrected(files):
+    (files / "log.txt").write_text("lun 3/6 - corsa 5 km\nmer 5/6 - nuoto 40 min\nven 7/6 - corsa 7 km\n")
+    previous = {"request": "quanti km ho corso?", "files": ["log.txt"], "plan_is_last": True}
+    _, plan = edits.on_last_file("il nuoto in realtà era 50 minuti, correggilo", previous, files)
+    assert plan.steps[0].args == {"path": "log.txt", "old": "mer 5/6 - nuoto 40 min", "new": "mer 5/6 - nuoto 50 min"}
+    assert edits.on_last_file("la corsa era 6 km", previous, files) is None  # two lines of running

@@ -41,6 +41,7 @@ def test_a_named_file_that_is_not_there_is_said_so(workspace, text, said):
         "save 'buy milk' to todo.txt",
         "move data.txt to archive/data.txt",  # where it goes
         "write a poem about new.txt",
+        'dentro notes mettici un file semina.md con scritto "pomodori"',  # a file to make
     ],
 )
 def test_files_that_are_there_or_are_to_be_written_are_not(workspace, text):

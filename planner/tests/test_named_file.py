@@ -127,3 +127,8 @@ def test_a_sibling_by_its_name_a_verbs_word_where_a_file_is_named_and_a_class_li
 def test_a_word_of_the_last_hits_folders_names_one_of_them(files):
     previous = {"listing": ["notes/sea.txt", "ricette/tiramisu.txt"], "plan_is_last": True}
     assert named_file.resolve("leggimi la ricetta", previous, files).path == "ricette/tiramisu.txt"
+
+
+def test_a_file_of_an_earlier_listing_is_named_by_a_word_of_its_name(files):
+    previous = {"files": ["bozze/lettera_v1.txt"], "listing": [], "earlier_listing": ["bozze/lettera_v2.txt"]}
+    assert named_file.resolve("spostami la v2 in archivio/", previous, files).path == "bozze/lettera_v2.txt"
