@@ -84,8 +84,9 @@ def _stems_of(text: str) -> set[str]:
 
 # An item of the list by its place: "the second one", «la terza», "the last item".
 _ORDINAL = re.compile(
-    r"\b(?:the\s+)?(?P<en>first|second|third|fourth|fifth|last)\s+(?:one|item|entry|book|line|thing)\b|"
-    r"\b(?:il|la|l')\s*(?P<it>primo|prima|secondo|seconda|terzo|terza|quarto|quarta|quinto|quinta|ultimo|ultima)\b",
+    r"\b(?:the\s+)?(?P<en>first|second|third|fourth|fifth|last)\s+(?:one|item|entry|book|thing)\b|"
+    r"\b(?:il|la|l')\s*(?P<it>primo|prima|secondo|seconda|terzo|terza|quarto|quarta|quinto|quinta|ultimo|ultima)\b"
+    r"(?!\s+(?:riga|righe|parola|parole|volta|pagina))",  # «la prima riga» is a line, not an item
     re.IGNORECASE,
 )
 _PLACES = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "last": -1, "prim": 1,
