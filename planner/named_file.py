@@ -244,7 +244,7 @@ def asked_again(text: str, previous: dict, workspace: Path | None, typed: list |
         at = next(m for m in _TOKEN.finditer(text) if fold(m.group(0)) == fold(Path(other).stem))
         return Named(f"{text[: at.start()]}{other}{text[at.end() :]}", other, (at.group(0),))
     path = files[0]
-    leans = _AGAIN.match(text) and "?" in (previous.get("request") or "")
+    leans = (_AGAIN.match(text) and "?" in (previous.get("request") or "")) or _OF_THEM.match(fold(text))
     if not leans and _DEFINITION.match(fold(text)):
         return None  # "what is Python?": what a word means, not what the file says
     held = fold(read(workspace, path) or "")
@@ -253,6 +253,11 @@ def asked_again(text: str, previous: dict, workspace: Path | None, typed: list |
     return Named(f"{text.rstrip().rstrip('?').rstrip()} (in {path})?", path, ())
 
 
+# A short question whose pronoun is what the last turn found: "what were they?", «quali erano?».
+_OF_THEM = re.compile(
+    r"^\s*(?:(?:and|so|ok|e|quindi|allora)[\s,]+)*(?:what|which|who|where|quali|quale|cosa|chi|dove)\b"
+    r"(?:\s+\S+){0,3}?\s+(?:they|them|those|these|quelli|quelle|questi|queste|erano|sono)\s*\??\s*$"
+)
 _ASKING = re.compile(
     r"^\s*(?:(?:and|e|so|btw|quindi|allora|ok)[\s,]+)*(?:when|whens|what|whats|where|wheres|who|whos|which|how|"
     r"quando|cosa|che cosa|dove|chi|quale|qual|quanto|quanta|quanti|quante|come)\b"

@@ -132,3 +132,10 @@ def test_a_word_of_the_last_hits_folders_names_one_of_them(files):
 def test_a_file_of_an_earlier_listing_is_named_by_a_word_of_its_name(files):
     previous = {"files": ["bozze/lettera_v1.txt"], "listing": [], "earlier_listing": ["bozze/lettera_v2.txt"]}
     assert named_file.resolve("spostami la v2 in archivio/", previous, files).path == "bozze/lettera_v2.txt"
+
+
+def test_a_short_question_of_what_the_last_turn_found_asks_of_its_file(files):
+    previous = {"request": "how many errors are in rubrica.csv?", "files": ["rubrica.csv"], "plan_is_last": True}
+    assert named_file.resolve("what were they?", previous, files).text == "what were they (in rubrica.csv)?"
+    assert named_file.resolve("quali erano?", previous, files).path == "rubrica.csv"
+    assert named_file.resolve("what are you?", previous, files) is None  # not what the turn found
