@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from planner.checklist import WHERE
-from planner.text import STOPWORDS, fold, stems, whole
+from planner.text import STOPWORDS, fold, stem_set, stems, whole
 
 _CORRECTING = whole(
     r"actually|in fact|in realta|invece|fix it|correct it|update it|change it|correggi\w*|aggiorna\w*|"
@@ -32,7 +32,7 @@ def corrected(said: str, content: str, about: str = "") -> tuple[str, str, tuple
     if not wanted:
         return None
     lines = [line for line in content.splitlines() if line.strip()]
-    holding = [line for line in lines if all(w & _stems_of(line) for w in wanted)]
+    holding = [line for line in lines if all(w & stem_set(line) for w in wanted)]
     if len(holding) != 1 or content.count(holding[0]) != 1:
         return None
     line = holding[0]
@@ -42,7 +42,3 @@ def corrected(said: str, content: str, about: str = "") -> tuple[str, str, tuple
     new = line[: own[0].start()] + numbers[0] + line[own[0].end() :]
     return line, new, (f"Changed “{line.strip()}” to “{new.strip()}” in {WHERE}.",
                        f"Cambiato “{line.strip()}” in “{new.strip()}” in {WHERE}.")  # fmt: skip
-
-
-def _stems_of(text: str) -> set[str]:
-    return {s for w in re.findall(r"[^\W\d_]+", fold(text)) for s in stems(w)}

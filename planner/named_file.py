@@ -29,7 +29,7 @@ from planner import name_share, personal
 from planner import params as P
 from planner.intent import _OBJECT_STEMS, _VERB_STEMS
 from planner.text import STOPWORDS, fold, stems, whole
-from planner.workspace import read
+from planner.workspace import exists, read
 
 # What makes a request one about a file's content: reading it, asking of it, changing a line of it.
 _ABOUT_CONTENT = whole(
@@ -108,7 +108,7 @@ def resolve(text: str, previous: dict, workspace: Path | None) -> Named | None:
 
 def mine(text: str, workspace: Path, typed: list) -> Named | None:
     """A personal question asked of no file, with the one file holding its words (planner.personal)."""
-    files = [v for v in typed if v.type != "path" or not (workspace / v.text).is_dir()]  # a folder may be said
+    files = [v for v in typed if v.type != "path" or not exists(workspace, v.text, "is_dir")]  # a folder may be said
     path = personal.about(text, workspace, files)
     asked = text.rstrip()
     end = "?" if asked.endswith("?") else ""
@@ -170,7 +170,7 @@ _INTO_FOLDER = re.compile(
 def in_named_folder(text: str, workspace: Path, typed: list | None = None) -> Named | None:
     """The request with a new file's bare name written inside the one nested folder its words name."""
     names = [v for v in _typed(text, workspace, typed) if v.type == "path" and "/" not in v.text]
-    if len(names) != 1 or (workspace / names[0].text).exists():
+    if len(names) != 1 or exists(workspace, names[0].text):
         return None
     found = [
         (match, nested)
@@ -240,7 +240,7 @@ def asked_again(text: str, previous: dict, workspace: Path | None, typed: list |
         return None
     if _typed(text, workspace, typed):
         return None  # a file of its own
-    if other := sibling(text, files[0], workspace):  # "and april, total?" beside expenses/april.csv
+    if other := sibling_file(text, files[0], workspace):  # "and april, total?" beside expenses/april.csv
         at = next(m for m in _TOKEN.finditer(text) if fold(m.group(0)) == fold(Path(other).stem))
         return Named(f"{text[: at.start()]}{other}{text[at.end() :]}", other, (at.group(0),))
     path = files[0]
@@ -264,7 +264,7 @@ _ASKING = re.compile(
 )
 
 
-def sibling(text: str, path: str, workspace: Path) -> str | None:
+def sibling_file(text: str, path: str, workspace: Path) -> str | None:
     """The one other file of `path`'s folder that a word of the text is the whole name of: "april"
     beside expenses/march.csv and expenses/april.csv."""
     folder = Path(path).parent

@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 
 from planner import name_share
-from planner.text import STOPWORDS, fold, stems, whole
+from planner.text import STOPWORDS, fold, stem_set, stems, whole
 from planner.workspace import read
 
 MAX_FILES = 200
@@ -75,6 +75,5 @@ def _content(word: str) -> bool:
 
 
 def _hits(wanted: list[set[str]], path: str, workspace: Path) -> int:
-    held = fold(path.replace("/", " ") + " " + (read(workspace, path) or "")[:MAX_CHARS])
-    own = {s for w in re.findall(r"[^\W_]+", held) for s in stems(w)}
+    own = stem_set(path.replace("/", " ") + " " + (read(workspace, path) or "")[:MAX_CHARS])
     return sum(1 for w in wanted if w & own)

@@ -114,7 +114,7 @@ def after(text: str, previous: dict, workspace: Path | None) -> tuple[Plan, str]
         return None
     if workspace is not None and any(v.type == "path" for v in P.extract(text, workspace).values):
         return None  # a file of its own: not this follow-up
-    if workspace is not None and named_file.sibling(text, files[0], workspace):
+    if workspace is not None and named_file.sibling_file(text, files[0], workspace):
         return None  # "and april, total?": the same of another file (planner.named_file)
     if tools != ["read_files", "compute"] and (not asks(folded) or re.search(r"\d", folded)):
         return None  # after another turn on the file: a question of its own, with no numbers

@@ -162,20 +162,7 @@ def _named_as_destination(request_text: str, workspace: Path, target: Path) -> b
                 return True
             if _WHERE_FIRST.match(request_text[: match.start()]) and _EDIT_AFTER.match(request_text[match.end() :]):
                 return True  # «in progetto/db.py cambia 'a' in 'b'»: where first, then the edit
-    return _named_by_kind(request_text, rel) or _renamed_beside(request_text, rel)
-
-
-# "rename docs/draft.md to final.md": a bare new name stays in the folder of the file renamed.
-_RENAMED_TO = re.compile(r"\b(?:rename|rinomina\w*|call it|chiamal\w*)\b.*\s(?:to|in|as|come)\s+[`'\"]?$", re.I)
-
-
-def _renamed_beside(request_text: str, rel: str) -> bool:
-    folder, _, name = rel.rpartition("/")
-    for match in re.finditer(rf"(?<![\w./-]){re.escape(name)}(?![\w-]|/[\w.*-])", request_text) if folder else ():
-        before = request_text[: match.start()]
-        if _RENAMED_TO.search(before) and re.search(rf"(?<![\w./-]){re.escape(folder)}/[\w.-]+", before):
-            return True
-    return False
+    return _named_by_kind(request_text, rel)
 
 
 def _named_by_kind(request_text: str, rel: str) -> bool:
