@@ -5,22 +5,27 @@ with a local model, numbers computed from a file and a question answered with th
 
 from __future__ import annotations
 
-from planner import batch, coldpath, copies, dated, edits, facts, lookup, tables
-from planner.catalog import Executor
+from dataclasses import replace
+
+from planner import batch, coldpath, compound, copies, dated, edits, facts, lookup, tables
+from planner.candidates import ranking
+from planner.catalog import Executor, catalog
+from planner.intent import extract
 from planner.plan import Plan
 from planner.turn import TurnInput
 from routing.chain import RouteDecision
 
 
 def plan_for(
-    inp: TurnInput, allowed: list[Executor], decision: RouteDecision, everything: list[Executor]
+    inp: TurnInput, allowed: list[Executor], decision: RouteDecision, everything: list[Executor], *, whole: bool = True
 ) -> Plan | None:
     """The plan a request gets with no model call: one that types its tool's every argument (among
     the ranked candidates), a fact to remember, an edit it spells out in words, a copy of a file,
     an action on every file of a kind; with a local model, a total over one file's numbers is
     computed (planner.tables) and a question about one file is answered with the file
     (planner.lookup). Those after the first may use any tool this turn permits (`everything`):
-    each is its own evidence."""
+    each is its own evidence. Last, a request of several actions gets each part's plan, joined
+    (planner.compound); `whole` is False for a part."""
     tools, at = {c.name for c in everything}, inp.workspace_path
     return (
         coldpath.plan_for(inp.text, candidates=allowed, workspace=at)
@@ -30,7 +35,19 @@ def plan_for(
         or copies.plan_for(inp.text, tools=tools, workspace=at)
         or batch.plan_for(inp.text, tools=tools, workspace=at)
         or (_local_reading(inp.text, tools, at) if decision.model.is_local else None)
+        or (compound.plan_for(inp.text, workspace=at, plan_one=_part(inp, decision, everything)) if whole else None)
     )
+
+
+def _part(inp: TurnInput, decision: RouteDecision, everything: list[Executor]):
+    """The plan of one part of a request, among the tools ranked for that part."""
+    permitted = {c.name: c for c in everything}
+
+    def plan_one(part: str) -> Plan | None:
+        ranked = [permitted[c.name] for c in ranking(catalog(), part, extract(part)) if c.name in permitted]
+        return plan_for(replace(inp, text=part), ranked, decision, everything, whole=False)
+
+    return plan_one
 
 
 def _local_reading(text: str, tools: set[str], at) -> Plan | None:

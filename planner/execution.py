@@ -261,4 +261,7 @@ def final_text(plan: Plan, results: dict[int, dict], source, request: str = "") 
             pass  # a bad reference in the message does not undo the work: fall back to the result
     if not results:
         return model_text(plan.final_message)
+    if plan.pipelines and not plan.final_message:  # each pipeline's result in words, in order
+        ends = [n - 1 for n in plan.pipelines if n - 1 in results] + [max(results)]
+        return "\n".join(answers.of_result(plan.steps[n - 1].tool, results[n], request) for n in ends)
     return answers.of_result(last_tool, results[max(results)], request)

@@ -10,6 +10,8 @@ Steps are numbered from 1. Inside args and the final message:
 - `${RUNTIME:key}`: actor, lang, channel or now;
 - `${PARAM:name}`: a value taken from the request (remembered plans use it);
 - an arg `"from_step": N` hands step N's `entries` list to the tool as `entries`.
+`pipelines` (deterministic plans only, planner.compound) lists the steps that begin a new
+pipeline after the first: "make the folder a and move b.md into it" is two, [2].
 A string that is exactly one placeholder takes the referenced value as it is (a number stays a
 number); inside longer text values are rendered as text."""
 
@@ -44,13 +46,15 @@ class Plan:
     steps: tuple[Step, ...]
     final_message: str = ""
     fillers: dict[str, dict[str, str]] = field(default_factory=dict)
+    pipelines: tuple[int, ...] = ()
 
     def to_dict(self) -> dict:
-        return {
+        plan = {
             "steps": [{"tool": s.tool, "args": s.args} for s in self.steps],
             "fillers": self.fillers,
             "final_message": self.final_message,
         }
+        return plan | {"pipelines": list(self.pipelines)} if self.pipelines else plan
 
 
 def parse(data: Any) -> Plan:
@@ -79,7 +83,15 @@ def parse(data: Any) -> Plan:
     final = data.get("final_message") or ""
     if not isinstance(final, str):
         raise PlanError("`final_message` must be text")
-    return Plan(steps=tuple(steps), final_message=final, fillers={k: dict(v) for k, v in fillers.items()})
+    pipelines = data.get("pipelines") or []
+    if not isinstance(pipelines, list) or not all(isinstance(n, int) and 1 < n <= len(steps) for n in pipelines):
+        raise PlanError("`pipelines` must list the steps that begin a new pipeline")
+    return Plan(
+        steps=tuple(steps),
+        final_message=final,
+        fillers={k: dict(v) for k, v in fillers.items()},
+        pipelines=tuple(sorted(set(pipelines))),
+    )
 
 
 def of_steps(*steps: tuple[str, dict], final: str = "") -> Plan | None:

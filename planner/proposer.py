@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from core.ir import ChatRequest, Message, SystemPrompt
@@ -376,6 +376,7 @@ def propose(
     if not result.ok:
         return Proposal(None, result.text, result, "the model call failed")
     try:
-        return Proposal(parse(extract_json(result.text)), result.text, result)
+        # A model's plan is one pipeline, whatever it says (`pipelines` is the deterministic layers').
+        return Proposal(replace(parse(extract_json(result.text)), pipelines=()), result.text, result)
     except PlanError as exc:
         return Proposal(None, result.text, result, str(exc))

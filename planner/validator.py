@@ -9,6 +9,8 @@
   - pipeline_already_closed: a step follows a transform (F) or an action (A);
   - needs_data_source: a transform (F) with nothing extracted before it and no literal input;
   - needs_action_target: an action (A) whose target (a path, a command) is empty.
+  A plan the deterministic layers build may hold several pipelines (`Plan.pipelines`, planner.compound:
+  "make the folder a and move b.md into it"); the shape then holds for each. A model's plan is one.
 A step with literal arguments needs no source: "write 'hi' to a.txt" is a plan of one A, and
 "what is 3 * 7" a plan of one F.
 
@@ -142,7 +144,9 @@ def validate(
                 continue
             where = ".".join(str(p) for p in error.path) or "args"
             problems.append(Problem(index, "invalid_args", f"{where}: {error.message}"))
-        # The shape: E+ (F|A)?
+        # The shape: E+ (F|A)?, of each pipeline
+        if index in plan.pipelines:
+            closed_by = None
         if closed_by is not None:
             problems.append(
                 Problem(
