@@ -108,11 +108,19 @@ def resolve(text: str, previous: dict, workspace: Path | None) -> Named | None:
 
 def mine(text: str, workspace: Path, typed: list) -> Named | None:
     """A personal question asked of no file, with the one file holding its words (planner.personal)."""
-    files = [v for v in typed if v.type != "path" or not exists(workspace, v.text, "is_dir")]  # a folder may be said
-    path = personal.about(text, workspace, files)
+    folders = [v for v in typed if v.type == "path" and exists(workspace, v.text, "is_dir")]  # a folder may be said,
+    files = [v for v in typed if v not in folders]
+    folders = [v for v in folders if "/" in v.text]  # and a folder's path typed is not the question's words
+    path = personal.about(_without(text, folders), workspace, files)
     asked = text.rstrip()
     end = "?" if asked.endswith("?") else ""
     return Named(f"{asked.rstrip('?').rstrip()} (in {path}){end}", path, ()) if path else None
+
+
+def _without(text: str, values: list) -> str:
+    for value in sorted(values, key=lambda v: v.start, reverse=True):
+        text = f"{text[: value.start]}{text[value.end :]}"
+    return text
 
 
 # A verb whose object is the file the last turn was on: «copiala in archivio/», "rename it to b.md".

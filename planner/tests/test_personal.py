@@ -44,6 +44,7 @@ def test_a_personal_question_goes_to_the_one_file_with_its_words(files, text, pa
         "what is flask?",  # what a word means
         "I'm flying home to Tokyo! What currency do they use there?",  # the question is of the world
         "which version is the newest?",  # not the person's, and one word at most
+        "list travel/",  # a folder's path typed: its words are not the question's
     ],
 )
 def test_anything_else_names_no_file(files, text):
