@@ -12,15 +12,18 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from planner import canonical
-from planner.cold_request import Ambiguous, one, request_of
+from planner import canonical, name_share
+from planner.cold_request import Ambiguous, Option, one, request_of
 from planner.coldpath import CONTEXT
 from planner.plan import Plan, of_steps
 from planner.text import fold
 
 MAX_FILES = 20  # move_files and delete_files take at most this many paths
+# "both drafts", «i due capitoli»: as many files as the request says, named by a word they share.
+_COUNTS = {"both": 2, "entrambi": 2, "entrambe": 2, "two": 2, "due": 2, "three": 3, "tre": 3}
+_COUNTED = r"\b(?:both|entramb[ie]|(?:the|i|le|gli) (?:two|three|due|tre))\b"
 
-_EVERY = re.compile(r"\b(?:all|every|each|tutti|tutte|ogni|ciascun)\b")
+_EVERY = re.compile(r"\b(?:all|every|each|tutti|tutte|ogni|ciascun)\b|" + _COUNTED)
 _MOVE = re.compile(r"\b(?:move|put|sposta|spostami|metti|trasferisci)\b")
 _DELETE = re.compile(r"\b(?:delete|remove|erase|cancella|elimina|rimuovi)\b")
 # "… into it", «… dentro», after "a folder called meetings": the new folder is where they go.
@@ -43,8 +46,14 @@ def plan_for(text: str, *, tools: set[str], workspace: Path | None) -> Plan | No
         folders = req.of_format("folder")
     except Ambiguous:
         return None
+    if glob is None and (named := name_share.shared(folded, workspace, looking=False)):
+        glob = Option(f"*{named[1]}*", frozenset())  # «i due capitoli» beside capitolo1.md, capitolo2.md
     if glob is None or (req.of("path") and not folders) or req.of("url") or req.of("quoted"):
         return None  # a file named besides the kind: not every file of it
+    counted = re.search(_COUNTED, folded)
+    wanted = _COUNTS[counted[0].split()[-1]] if counted else None
+    if wanted and len(_matches(workspace, str(glob.value))) != wanted:
+        return None  # "both drafts" and three files hold the name
     if deleting:
         if "delete_files" not in tools or len(folders) > 1:
             return None

@@ -28,9 +28,10 @@ _NOT_NAMES = frozenset(
 )
 
 
-def shared(folded: str, workspace: Path | None) -> tuple[str, str] | None:
-    """(the word, the name the workspace's files share with it), or None."""
-    if workspace is None or not _LOOKING.search(folded):
+def shared(folded: str, workspace: Path | None, *, looking: bool = True) -> tuple[str, str] | None:
+    """(the word, the name the workspace's files share with it), or None. `looking`: only in a
+    request that looks for something (an action on the files named, planner.batch, says False)."""
+    if workspace is None or (looking and not _LOOKING.search(folded)):
         return None
     files = _names(workspace)
     names = {t for name in files for t in name}

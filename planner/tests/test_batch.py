@@ -35,6 +35,11 @@ def _steps(text, workspace):
          [("find_files", {"pattern": "*.tmp", "path": "build"}), ("delete_files", {"from_step": 1})]),
         ("cancella tutti i file *.tmp",
          [("find_files", {"pattern": "*.tmp"}), ("delete_files", {"from_step": 1})]),
+        # as many files as the request counts, named by a word their names share
+        ("move both meetings into archive/",
+         [("find_files", {"pattern": "*meeting*"}), ("move_files", {"from_step": 1, "to": "archive/"})]),
+        ("sposta i due meeting in archivio/",
+         [("find_files", {"pattern": "*meeting*"}), ("move_files", {"from_step": 1, "to": "archivio/"})]),
     ],
 )  # fmt: skip
 def test_every_file_of_a_kind_is_found_then_acted_on(files, text, steps):
@@ -50,6 +55,7 @@ def test_every_file_of_a_kind_is_found_then_acted_on(files, text, steps):
         "move all the *.tmp files",  # nowhere to go
         "delete the *.tmp files",  # not "all": the engine reads what is meant
         "move all the *.tmp files into build and delete a.tmp",  # two actions
+        "delete the three meetings",  # two files hold the name, not three
     ],
 )
 def test_anything_narrower_or_wider_is_left_to_the_engine(files, text):

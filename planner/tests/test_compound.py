@@ -16,7 +16,15 @@ from planner.validator import validate
 
 @pytest.fixture
 def files(workspace):
-    for path in ("draft.md", "old.md", "budget.xlsx", "config.ini", "notes/a.md"):
+    for path in (
+        "draft.md",
+        "old.md",
+        "budget.xlsx",
+        "config.ini",
+        "notes/a.md",
+        "tesi/capitolo1.md",
+        "tesi/capitolo2.md",
+    ):
         (workspace / path).parent.mkdir(parents=True, exist_ok=True)
         (workspace / path).write_text("debug=true\n")
     return workspace
@@ -26,8 +34,10 @@ def _steps(text, workspace, cat):
     def plan_one(part):
         ranked = [cat.executors[c.name] for c in ranking(cat, part, extract(part))]
         tools = set(cat.executors)
-        return deterministic.coldpath.plan_for(part, candidates=ranked, workspace=workspace) or (
-            deterministic.edits.plan_for(part, tools=tools, workspace=workspace)
+        return (
+            deterministic.coldpath.plan_for(part, candidates=ranked, workspace=workspace)
+            or deterministic.edits.plan_for(part, tools=tools, workspace=workspace)
+            or deterministic.batch.plan_for(part, tools=tools, workspace=workspace)
         )
 
     found = compound.plan_for(text, workspace=workspace, plan_one=plan_one)
@@ -62,6 +72,9 @@ def _steps(text, workspace, cat):
         ("leggi config.ini e poi sostituisci 'debug=true' con 'debug=false' in quel file",
          [("read_files", {"paths": ["config.ini"]}),
           ("edit_file", {"path": "config.ini", "old": "debug=true", "new": "debug=false"})]),
+        ("crea una cartella tesi/capitoli e mettici dentro i due capitoli",  # the files a word names, counted
+         [("make_dirs", {"paths": ["tesi/capitoli"]}), ("find_files", {"pattern": "*capitolo*"}),
+          ("move_files", {"from_step": 2, "to": "tesi/capitoli/"})]),
     ],
 )  # fmt: skip
 def test_each_part_is_planned_and_the_parts_are_joined(files, cat, text, steps):
