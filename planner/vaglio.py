@@ -31,10 +31,11 @@ from pathlib import Path
 
 from django.conf import settings
 
-from planner import object_kinds
+from planner import name_share, object_kinds
 from planner import params as P
 from planner.catalog import Executor
 from planner.plan import strings
+from planner.text import fold
 from planner.validator import PATH_FORMATS
 from planner.workspace import OutsideWorkspace, resolve
 
@@ -77,8 +78,9 @@ _DESTINATION = re.compile(
     r"\b(to|into|onto|as|over|overwrite|update|edit|modify|change|replace|fix|rewrite|append|save|write|"
     r"delete|remove|erase|rm|move|rename|create|make|mkdir|get rid of|throw away|butta via|"
     r"sovrascrivi|aggiorna|modifica|cambia|correggi|riscrivi|salva|scrivi|aggiungi|nel|nella|sul|sulla|"
-    r"elimina|cancella|rimuovi|sposta|rinomina|crea)(?:mi|ci|melo|mela|meli|mele)?"  # «rinominami il file …»
-    r"\s+(?:(?:the|file|files|folder|folders|directory|il|la|lo|i|le|gli|in|a|cartella|cartelle)\s+)*[`'\"]?$",
+    r"elimina|cancella|rimuovi|sposta|rinomina|crea|metti)(?:mi|ci|melo|mela|meli|mele)?"  # «rinominami il file …»
+    r"\s+(?:(?:the|file|files|folder|folders|directory|il|la|lo|i|le|gli|in|a|an|un|una|uno|new|nuova|nuovo|"
+    r"cartella|cartelle)\s+)*[`'\"]?$",
     re.IGNORECASE,
 )
 # «aggiungi 'uova' a lista.txt», "add 'x' to the end of log.md": after an adding verb, "a"/"to" too.
@@ -162,21 +164,30 @@ def _named_as_destination(request_text: str, workspace: Path, target: Path) -> b
                 return True
             if _WHERE_FIRST.match(request_text[: match.start()]) and _EDIT_AFTER.match(request_text[match.end() :]):
                 return True  # «in progetto/db.py cambia 'a' in 'b'»: where first, then the edit
-    return _named_by_kind(request_text, rel)
+    return _named_by_kind(request_text, rel, workspace)
 
 
-def _named_by_kind(request_text: str, rel: str) -> bool:
+def _named_by_kind(request_text: str, rel: str, workspace: Path) -> bool:
     """ "move every meeting-*.md file into meetings/", «cancella tutti i file pdf»: a file of the
-    kind the request's acting verb names, by a glob or in words (planner.object_kinds)."""
+    kind the request's acting verb names, by a glob or in words (planner.object_kinds), or by a
+    word their names share («mettici dentro i due capitoli», planner.name_share)."""
     folded = request_text.lower()
     kinds = [(v.start, v.text) for v in P.extract(request_text).values if v.type == "glob"]
     kinds += [(folded.find(d.phrase), d.value) for d in object_kinds.derived(folded) if d.kind == "glob"]
+    shared = name_share.shared(fold(request_text), workspace, looking=False)
+    said = shared and re.search(rf"(?<![\w/.-]){re.escape(shared[0].split()[0])}(?![\w/.-])", fold(request_text))
+    if said:  # the word itself, not inside a path
+        kinds.append((said.start(), f"*{shared[1]}*"))
     name = rel.rsplit("/", 1)[-1]
     return any(at >= 0 and (fnmatch(rel, glob) or fnmatch(name, glob)) and _destination_before(
-        _EVERY.sub(" ", request_text[:at])) for at, glob in kinds)  # fmt: skip
+        _EVERY.sub(" ", _EVERY.sub(" ", request_text[:at]))) for at, glob in kinds)  # fmt: skip
 
 
-_EVERY = re.compile(r"\b(?:all|every|each|tutti|tutte|ogni)(?:\s+(?:the|i|le|gli))?\s*$", re.IGNORECASE)
+_EVERY = re.compile(
+    r"(?:\b(?:all|every|each|tutti|tutte|ogni|both|entramb[ie])(?:\s+(?:the|i|le|gli))?|"
+    r"\b(?:the|i|le|gli)\s+(?:two|three|due|tre))\s*$|(?<=ci) dentro\s*$",  # «mettici dentro i due …»
+    re.IGNORECASE,
+)
 
 
 _WHERE_FIRST = re.compile(r"^\s*(?:in|inside|within|nel|nella|dentro)\s+(?:(?:the|file|il|lo|la)\s+)*[`'\"]?$", re.I)

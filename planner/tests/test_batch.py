@@ -80,3 +80,12 @@ def test_a_file_of_the_kind_an_acting_verb_names_may_change_and_no_other(files, 
     assert guard(move, args, files, "sposta tutti i file markdown in meetings/") is None
     assert guard(move, args, files, "summarise the meeting-*.md files into meetings/") is not None
     assert guard(move, {"paths": ["a.tmp"], "to": "meetings/"}, files, "move all the *.md files") is not None
+
+
+def test_files_counted_by_a_word_their_names_share_may_change(files, cat):
+    move = cat.executors["move_files"]
+    both = {"paths": ["meeting-1.md", "meeting-2.md"], "to": "archive/"}
+    (files / "archive").mkdir()
+    assert guard(move, both, files, "crea una cartella archive e mettici dentro i due meeting") is None
+    assert guard(move, both, files, "move both meetings into archive/") is None
+    assert guard(move, both, files, "read the two meetings and then move y.pdf into archive/") is not None
