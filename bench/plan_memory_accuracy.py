@@ -17,7 +17,7 @@ each case empties the memory tables, so two benches must not share one).
 from the held-out half is never printed, whatever the flags: only the totals say how it went.
 
 Last line: one JSON object with cases, hit_rate, false_reuse_rate (and false_reuse_own_expression:
-those served a computation of the probe's own expression, an operator being a slot, or a statistic of
+those served a computation of the probe's own expression, or a statistic of
 the list it gives: "the mean of 3, 4, 5 and 6" after "… 3, 4 and 5"), arg_accuracy,
 stage1_p50_ms, stage2_p50_ms, lookup_p95_ms, and by_class (the same rates per class); also
 invalid_plans, the expected hits whose learned plan the validator rejects on its own (its shape:
@@ -246,8 +246,8 @@ def main() -> None:
                 "expected_misses": misses_expected,
                 "hit_rate": round(hits_ok / hits_expected, 4) if hits_expected else None,
                 "false_reuse_rate": round(false_reuse / misses_expected, 4) if misses_expected else None,
-                # of the false reuses, those whose served plan computes the probe's own expression: an
-                # operator is a slot, so "9 times 2" served by the plan of "9 to the power of 2" computes 9 * 2
+                # of the false reuses, those whose served plan computes the probe's own expression (a
+                # statistic of a longer list; an operator is a modifier since migration 0012)
                 "false_reuse_own_expression": false_reuse_own,
                 "arg_accuracy": round(args_ok / args_checked, 4) if args_checked else None,
                 "invalid_plans": invalid,

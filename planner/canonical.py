@@ -69,6 +69,7 @@ EXTRA_TYPES = (
     ("op", re.compile(r"(?<=[\d)]\s)(\*\*|[-+*/%^])(?=\s[-\d(])|(?<=[\d)])(\*\*|[-+*/%^])(?=[-\d(])"), "number"),
 )
 _SLOT = re.compile(r"<(\w+):\d+>")
+_OPS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "mod", "**": "pow", "^": "pow"}
 # A verb's own words before anyone's stems: «conta» counts, though «contengono» shares its stem.
 _VERB_WORDS = {fold(t): label for label, terms in lexicon.verbs().items() for t in terms if t.isalpha()}
 # Italian object pronouns glued to a verb: «mostrami», «contali»; «contarli», «aprirlo» (the
@@ -392,4 +393,5 @@ def tokens(extraction: P.Extraction, workspace: Path | None = None) -> tuple[str
     for token in resolved:  # «che data è oggi»: one o:time; two paths stay two
         if out[-1:] != [token] or token.startswith("<"):
             out.append(token)
-    return tuple(out)
+    # An operator is a modifier too: "17 plus 23" never reuses the plan of "17 times 23".
+    return (*out, *sorted({f"m:op_{_OPS[v.text]}" for v in extraction.values if v.type == "op" and v.text in _OPS}))

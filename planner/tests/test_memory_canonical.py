@@ -33,8 +33,8 @@ def recall(workspace, text):
     [
         ("list the files in notes/", [("list_files", {"path": "notes/"})], "what's in notes/?", {"path": "notes/"}),
         ("find the *.md files", [("find_files", {"pattern": "*.md"})], "trova i file python", {"pattern": "*.py"}),
-        ("what is 17 * 23?", [("compute", {"expression": "17 * 23"})], "what is seven plus eight?",
-         {"expression": "7 + 8"}),
+        ("what is 17 * 23?", [("compute", {"expression": "17 * 23"})], "what is seven times eight?",
+         {"expression": "7 * 8"}),
         ("show the first 3 lines of notes/a.md", [("read_files", {"paths": ["notes/a.md"], "head_lines": 3})],
          "mostra le prime dodici righe di notes/b.md", {"paths": ["notes/b.md"], "head_lines": 12}),
         ("what time is it?", [("get_time", {})], "che ore sono?", {}),
@@ -186,7 +186,8 @@ def test_the_migration_rekeys_old_entries_onto_the_canonical_form_and_runs_twice
     assert rekey(Fastpath, Autopath) == {"rekeyed": 3, "retired": 0}
     assert rekey(Fastpath, Autopath) == {"rekeyed": 0, "retired": 0}, "a second run changes nothing"
     assert recall(workspace, "find the python files").plan.steps[0].args == {"pattern": "*.py"}
-    assert recall(workspace, "what is 6 plus 7?").plan.steps[0].args == {"expression": "6 + 7"}
+    assert recall(workspace, "what is 6 times 7?").plan.steps[0].args == {"expression": "6 * 7"}
+    assert recall(workspace, "what is 6 plus 7?") is None, "another operator is another request"
     entry = Fastpath.objects.get(example_request="find the .md files")
     assert entry.plan["steps"][0]["args"] == {"pattern": "${PARAM:glob_1}"}
 
