@@ -61,6 +61,7 @@ _DEFINITION = whole(
 )
 # Text given inline to work on: "summarise: …", "traduci: …". What follows the colon is the data.
 _INLINE = re.compile(r"^([^:\n\[]{0,60}):\s+\S")  # not "[attached: uploads/a.pdf]"
+_NUMBERS_ONLY = re.compile(r"(?:[\s,;]*-?\d+(?:[.,]\d+)?){2,}[\s.?!]*")
 # A quote opened before the colon and not closed: "write 'Day one: sunny' to a.md" quotes a text.
 _OPEN_QUOTE = re.compile(r"(?:^|[\s(])(?:'[^']*|\"[^\"]*|«[^»]*|“[^”]*)$")
 _NAMES_NEXT = re.compile(r"\b(?:folders|directories|cartelle)\s*$")
@@ -125,6 +126,8 @@ def decide(
         inline = None  # "create two folders: src and tests": the colon introduces their names
     if inline is not None and _ADDING.search(inline.group(1)) and _INTO_FILE.search(folded, inline.end(1)):
         inline = None  # «aggiungi luglio: 51 in casa/bollette.txt»: the colon is in the line added
+    if inline is not None and _NUMBERS_ONLY.fullmatch(folded, inline.end(1) + 1):
+        inline = None  # "the standard deviation of these: 4.2 5.1 3.9": numbers to compute with
     if inline is not None:
         # Text given inline ("summarise: …", "traduci: …"): what follows the colon is the data, so
         # only the words before it can name an object to act on.

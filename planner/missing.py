@@ -17,7 +17,8 @@ _ACTIONS = whole(
     r"read|open|show|delete|remove|erase|save|store|append|write|move|rename|run|execute|copy|send|edit|replace|"
     r"leggi|apri|mostra|cancella|elimina|rimuovi|salva|aggiungi|scrivi|sposta|rinomina|esegui|lancia|copia|sostituisci|"
     r"invia|modifica|togli|leva|levami|pause|metti in pausa|sospendi|disattiva|"
-    r"do the same|fai lo stesso|fallo|falla|same thing|the same|stessa cosa|lo stesso|do (?:that|this|it)|"
+    r"do the same thing|do the same|fai lo stesso|fallo|falla|same thing|the same|stessa cosa|lo stesso|"
+    r"do (?:that|this|it)|"
     r"summari[sz]e|translate|riassumi|riassumimi|traduci|traducimi|leggimi|aprimi|mostrami|fammi vedere|"
     r"duplicate|duplica|fai partire|avvia|start|appunta|appuntami|annotami|segnami|count|conta|"
     r"search(?: for)?|look for|cerca|go to|vai su|visit|visita|fetch|"
@@ -28,7 +29,8 @@ _ACTIONS = whole(
 )
 _MISSING_OBJECT = whole(
     r"it|that|this|them|those|these|the file|that file|this file|the document|the folder|that folder|this folder|"
-    r"the other one|"
+    r"the other one|the other (?:file|report|document|folder|note|list)s?|"
+    r"l['\s]altr[oa] (?:file|documento|cartella|report|nota|lista)|"
     r"this line|that line|the line|lo|la|li|le|quel file|questo file|il file|la cartella|il documento|"
     r"quella riga|questa riga|la riga|quell'altro|quell altro|l'altro|l altro|quello|questo|quelli|questi|"
     r"(?:that|this|the other|the) ones?|(?:the )?(?:first|second|third|last|next|previous) (?:one|file|document)s?|"
@@ -46,7 +48,7 @@ _CLITIC_ACTION = re.compile(
     r"(?:leggi|apri|mostra|cancella|elimina|rimuovi|salva|scrivi|sposta|rinomina|esegui|lancia|copia|invia|"
     r"modifica|aggiungi|manda|fal|riassumi|traduci|stampa|condividi|inoltra|rileggi|riapri|aggiorna|chiudi|"
     r"scarica|carica|comprimi|zippa|converti|ordina|duplica|butta|archivia|correggi|allega|spedisci|pubblica|"
-    r"programma|pianifica)"
+    r"programma|pianifica|accorcia|allunga|riscrivi)"
     r"(?:lo|la|li|le|melo|mela|ne)\b|"
     # "sposta tutto nell'altra cartella": everything of something nobody named.
     rf"{_LEAD}(?:sposta|copia|cancella|elimina|move|copy|delete|remove) "
@@ -88,6 +90,7 @@ def missing_object(folded: str, *, inline: bool = False) -> bool:
     it", «leggilo», "read the last line of a file", "save 'buy milk'" (saved where?). `inline`:
     the text came with data after a colon; "summarise this: …" works on that data, while
     "save this: …" still lacks where to keep it."""
+    folded = _PREAMBLE.sub("", folded)  # «sì, quello. eliminalo pure»: the action follows
     tokens = folded.split()
     if not tokens or len(tokens) > 12:
         return False
@@ -106,6 +109,14 @@ def missing_object(folded: str, *, inline: bool = False) -> bool:
         or _GENERIC_TARGET.search(folded[action.end() :])
         or (_STORE.match(folded) and len(tokens) <= 6)
     )
+
+
+# What a reply says before its action: «sì, quello.», «come ti dicevo prima,», "as I said,".
+_PREAMBLE = re.compile(
+    r"^(?:(?:si|yes|ok|okay|certo|esatto|right|sure|quello|quella|that one|this one|come ti dicevo(?: prima)?|"
+    r"as i said(?: before)?|like i said)"
+    r"\b[^.!?,]{0,15}[.!?,]\s*)+"
+)
 
 
 # An action on the user's files whose object is only a common noun: "delete the report", «rinomina il

@@ -64,6 +64,10 @@ _RATE = whole(
 # Numbers that are not data: a date, or digits inside a name ("chapter2.txt", "2024-05-board.md").
 _NOT_DATA = re.compile(
     r"\b\d{4}-\d{2}(?:-\d{2})?\b|\S*[a-wyz_]\d\S*|\S*\d[a-wyz_]\S*|"
+    r"(?:\S+\s+){0,2}\*\s+\*(?:\s+\S+){0,3}|"  # a cron schedule: "0 8 * * 1-5"
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|gen|mag|giu|lug|ago|set|ott|dic)[a-z]*\.?\s+"
+    r"\d{1,2}\s*-\s*\d{1,2}\b|\b\d{1,2}\s*-\s*\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|"
+    r"gennaio|febbraio|marzo|aprile|maggio|giugno|luglio|agosto|settembre|ottobre|novembre|dicembre)|"  # dates
     r"\b(?:lines?|righe|riga|pages?|pagine|pag\.?|esercizi|exercises|chapters?|capitoli)\s+\d+\s*-\s*\d+"  # a range
 )
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?")
@@ -122,7 +126,8 @@ _MEMORY = (
                             r"change (?:what you remember|in your memory)|correct your memory|"
                             r"aggiorna (?:la tua memoria|cio che ricordi)|correggi (?:nella|la) (?:tua )?memoria|"
                             r"non e piu vero che|no longer true that|update what you know|"
-                            r"aggiorna (?:quello|cio|cosa) che sai")),
+                            r"aggiorna (?:quello|cio|cosa) che sai|update (?:that|this|it) in your memory|"
+                            r"aggiornalo nella (?:tua )?memoria")),
     ("memory_consolidate", re.compile(
         r"\b(?:memory|memoria|remember about me|ricordi di me)\b.*\b(?:tidy|clean|consolidate|compact|"
         r"reorganize|dedupe|deduplicate|merge|riordina|pulisci|compatta|consolida|riorganizza|unisci|doppioni|"
@@ -132,7 +137,9 @@ _MEMORY = (
     ("memory_add", whole(r"remember that|remember my|remember i|please remember|keep in mind that|don't forget that|"
                         r"dont forget that|note that i|memorize|ricorda che|ricordati che|ricorda il mio|"
                         r"ricorda la mia|ricordati il|tieni a mente|non dimenticare che|memorizza|segnati che|"
-                        r"tieni presente che|bear in mind that")),
+                        r"tieni presente che|bear in mind that|keep (?:that|this|it) in mind|"
+                        r"remember (?:that|this|it) for (?:the future|next time|later)|tienilo a mente|"
+                        r"tienilo presente")),
 )  # fmt: skip
 _TODO = whole(
     r"task list|todo list|to-do list|to do list|todos|my to-dos|my tasks|the tasks|lista delle cose da fare|"

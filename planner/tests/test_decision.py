@@ -40,6 +40,9 @@ def decision(text, workspace=None):
         "write me a python script that renames photos by the date they were taken",
         "scrivimi uno script bash che fa il backup della home",
         "write me a weekly report about the sales figures I gave you",
+        # a cron schedule and a date range are not arithmetic
+        "What does the cron expression 0 8 * * 1-5 mean?",
+        "Draft a friendly out-of-office reply for when I'm on vacation Aug 12-26",
     ],
 )
 def test_conversation_goes_direct(text):
@@ -124,6 +127,10 @@ def test_conversation_goes_direct(text):
         # a folder's name that begins like a preposition («diario», «archivio») is its name
         ("crea la cartella diario", "make_dirs"),
         ("crea la cartella archivio", "make_dirs"),
+        # numbers after a colon are what to compute with, not a text to work on
+        ("compute the standard deviation of these: 4.2 5.1 3.9 6.0 5.5 4.8", "compute"),
+        ("FYI I prefer answers in metric units, keep that in mind for the future", "memory_add"),
+        ("I work at Spotify now, please update that in your memory", "memory_replace"),
     ],
 )
 def test_an_action_on_a_named_object_goes_to_the_tools_and_names_the_first(text, tool):
@@ -175,6 +182,11 @@ def test_an_action_on_a_named_object_goes_to_the_tools_and_names_the_first(text,
         "rinomina il vecchio report",
         "can you fix the bug in the script?",
         "leggi l'ultimo file",
+        # after a reply's first words, the action ("sì, quello."), and "the other" of a kind
+        "sì, quello. eliminalo pure",
+        "come ti dicevo prima, accorcialo un po'",
+        "ok adesso fai lo stesso con l'altro file",
+        "ok now do the same thing for the other report",
     ],
 )
 def test_an_action_on_nothing_named_asks_one_short_question(text):
