@@ -50,11 +50,9 @@ _KEEP = re.compile(
     re.IGNORECASE,
 )
 _KEPT_FIELD = {"compute": "value", "grep_files": "count", "find_files": "count"}
-_ORIGINAL = re.compile(r"\b(?:the original(?: file)?|l'originale|il file originale|l'originale)\b", re.IGNORECASE)
+_ORIGINAL = re.compile(r"\b(?:the original(?: file)?|l'originale|il file originale)\b", re.IGNORECASE)
 # "… in it", «… in quel file»: where the part before read or wrote.
-_IN_IT = re.compile(
-    r"\b(in|to|from|into|nel|dal|in|a) (?:it|there|that file|esso|quel file|questo file)\b", re.IGNORECASE
-)
+_IN_IT = re.compile(r"\b(in|to|from|into|nel|dal|a) (?:it|there|that file|esso|quel file|questo file)\b", re.IGNORECASE)
 _LEAD = re.compile(r"^(?:(?:and|then|e|ed|poi|quindi|also|anche)\b[\s,]*)+", re.IGNORECASE)
 
 

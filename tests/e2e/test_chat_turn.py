@@ -82,10 +82,16 @@ def test_an_anonymous_websocket_is_refused(live_stack):
     from websockets.exceptions import InvalidStatus
     from websockets.sync.client import connect
 
-    with pytest.raises(InvalidStatus) as refused:
-        connect(
+    def anonymous():
+        return connect(
             f"{live_stack.ws}/ws/sessions/00000000-0000-0000-0000-000000000000/",
             additional_headers={"Origin": live_stack.http},
             open_timeout=30,  # a loaded two-core machine may take seconds to answer the handshake
         )
+
+    with pytest.raises(InvalidStatus) as refused:
+        try:
+            anonymous()
+        except TimeoutError:  # no answer at all (the server busy with an earlier test's turn): once more
+            anonymous()
     assert refused.value.response.status_code == 403
