@@ -51,23 +51,26 @@ def plan_for(text: str, *, tools: set[str], workspace: Path | None) -> Plan | No
     if glob is None or (req.of("path") and not folders) or req.of("url") or req.of("quoted"):
         return None  # a file named besides the kind: not every file of it
     counted = re.search(_COUNTED, folded)
-    wanted = _COUNTS[counted[0].split()[-1]] if counted else None
-    if wanted and len(_matches(workspace, str(glob.value))) != wanted:
-        return None  # "both drafts" and three files hold the name
+    wanted = _COUNTS[counted[0].split()[-1]] if counted else None  # "both drafts": two, not three
     if deleting:
         if "delete_files" not in tools or len(folders) > 1:
             return None
         where = {"path": str(folders[0].value)} if folders else {}
-        if not 0 < len(_matches(workspace / where.get("path", "."), str(glob.value))) <= MAX_FILES:
+        if not _as_many(_matches(workspace / where.get("path", "."), str(glob.value)), wanted):
             return None
         return of_steps(("find_files", {"pattern": glob.value, **where}), ("delete_files", {"from_step": 1}))
     into = [str(f.value) for f in folders] or [f for f in req.fresh if _INTO_IT.search(folded)]
     if "move_files" not in tools or len(into) != 1:
         return None
     found, to = _matches(workspace, str(glob.value)), into[0].strip("/")
-    if not 0 < len(found) <= MAX_FILES or any((workspace / to) in p.parents for p in found):
+    if not _as_many(found, wanted) or any((workspace / to) in p.parents for p in found):
         return None  # none to move, too many, or some are there already
     return of_steps(("find_files", {"pattern": glob.value}), ("move_files", {"from_step": 1, "to": to + "/"}))
+
+
+def _as_many(found: list[Path], wanted: int | None) -> bool:
+    """Some files, at most what one step takes, and as many as the request counts if it does."""
+    return 0 < len(found) <= MAX_FILES and wanted in (None, len(found))
 
 
 def _matches(workspace: Path, glob: str) -> list[Path]:

@@ -45,7 +45,7 @@ _KEEP = re.compile(
     r"^(?:(?:save|write|put|store|salva|scrivi|metti|memorizza)(?:lo|la)?\s+"
     r"(?:(?:it|that|this|the (?:result|number|count|total|answer|value)|il (?:risultato|numero|conteggio|totale|"
     r"valore)|la (?:risposta|somma))\s+)?"
-    r"(?:to|in|into|as|nel|nella|nello|in|su|dentro)\s+(?:(?:the |a |il |un )?file\s+)?)"
+    r"(?:to|in|into|as|nel|nella|nello|su|dentro)\s+(?:(?:the |a |il |un )?file\s+)?)"
     r"(?P<path>[\w./~-]+?)\s*[.!]?$",
     re.IGNORECASE,
 )

@@ -110,14 +110,15 @@ def mine(text: str, workspace: Path, typed: list) -> Named | None:
     """A personal question asked of no file, with the one file holding its words (planner.personal)."""
     folders = [v for v in typed if v.type == "path" and exists(workspace, v.text, "is_dir")]  # a folder may be said,
     files = [v for v in typed if v not in folders]
-    folders = [v for v in folders if "/" in v.text]  # and a folder's path typed is not the question's words
-    path = personal.about(_without(text, folders), workspace, files)
+    paths = [v for v in folders if "/" in v.text]  # and a folder's path typed is not the question's words
+    path = personal.about(_without(text, paths), workspace, files)
     asked = text.rstrip()
     end = "?" if asked.endswith("?") else ""
     return Named(f"{asked.rstrip('?').rstrip()} (in {path}){end}", path, ()) if path else None
 
 
 def _without(text: str, values: list) -> str:
+    """The text with these typed values cut out."""
     for value in sorted(values, key=lambda v: v.start, reverse=True):
         text = f"{text[: value.start]}{text[value.end :]}"
     return text

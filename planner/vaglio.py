@@ -174,13 +174,18 @@ def _named_by_kind(request_text: str, rel: str, workspace: Path) -> bool:
     folded = request_text.lower()
     kinds = [(v.start, v.text) for v in P.extract(request_text).values if v.type == "glob"]
     kinds += [(folded.find(d.phrase), d.value) for d in object_kinds.derived(folded) if d.kind == "glob"]
-    shared = name_share.shared(fold(request_text), workspace, looking=False)
-    said = shared and re.search(rf"(?<![\w/.-]){re.escape(shared[0].split()[0])}(?![\w/.-])", fold(request_text))
-    if said:  # the word itself, not inside a path
-        kinds.append((said.start(), f"*{shared[1]}*"))
     name = rel.rsplit("/", 1)[-1]
-    return any(at >= 0 and (fnmatch(rel, glob) or fnmatch(name, glob)) and _destination_before(
-        _EVERY.sub(" ", _EVERY.sub(" ", request_text[:at]))) for at, glob in kinds)  # fmt: skip
+
+    def acted_on(at: int, glob: str) -> bool:
+        before = _EVERY.sub(" ", _EVERY.sub(" ", request_text[:at]))  # «mettici dentro i due …»
+        return at >= 0 and (fnmatch(rel, glob) or fnmatch(name, glob)) and _destination_before(before)
+
+    if any(acted_on(at, glob) for at, glob in kinds):
+        return True
+    folded = fold(request_text)  # only now the workspace's names: a walk of it
+    shared = name_share.shared(folded, workspace, looking=False)
+    said = shared and re.search(rf"(?<![\w/.-]){re.escape(shared[0].split()[0])}(?![\w/.-])", folded)
+    return bool(said) and acted_on(said.start(), f"*{shared[1]}*")  # the word itself, not inside a path
 
 
 _EVERY = re.compile(

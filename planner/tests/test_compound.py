@@ -112,3 +112,13 @@ def test_both_actions_run_with_no_model_call(planner_model, files):
     assert (files / "archive/2024/budget.xlsx").exists() and not (files / "budget.xlsx").exists()
     assert outcome.text.splitlines()[0] == "Created the folder archive/2024/."
     assert outcome.text.splitlines()[1:] == ["Moved budget.xlsx to archive/2024/budget.xlsx."]
+
+
+def test_pipelines_must_name_steps_of_the_plan():
+    from planner.plan import PlanError
+
+    one = {"steps": [{"tool": "make_dirs", "args": {"paths": ["a"]}}]}
+    with pytest.raises(PlanError):
+        parse({**one, "pipelines": [2]})
+    plain = {**one, "fillers": {}, "final_message": ""}
+    assert parse({**one, "pipelines": []}).to_dict() == parse(one).to_dict() == plain

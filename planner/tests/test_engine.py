@@ -340,3 +340,16 @@ def test_a_new_request_after_a_question_is_not_taken_as_its_answer(planner_model
     outcome, _ = turn(workspace, "read notes/a.md", answers={**waiting.pending, "turn_id": "t-waiting"})
     assert outcome.final_kind == "answer" and "line 4" in outcome.text
     assert "resumed_from" not in outcome.trace
+
+
+def test_a_models_plan_cannot_claim_several_pipelines(planner_model, workspace):
+    """`pipelines` is the deterministic layers' (planner.compound): a model that writes it still
+    proposes one pipeline, so a second action after the first is refused before anything runs."""
+    two = {"steps": [{"tool": "delete_files", "args": {"paths": ["notes/a.md"]}},
+                     {"tool": "delete_files", "args": {"paths": ["notes/b.md"]}}],
+           "final_message": "", "pipelines": [2]}  # fmt: skip
+    planner_model.replies.extend([completion(json.dumps(two)), completion(json.dumps(two))])
+    outcome, _ = turn(workspace, "get rid of notes/a.md and notes/b.md somehow, whatever it takes")
+    problems = [p for a in outcome.trace["attempts"] for p in a.get("validation", [])]
+    assert "step 2: pipeline_already_closed: step 1 already closed the pipeline; nothing may follow it" in problems
+    assert (workspace / "notes/a.md").exists() and (workspace / "notes/b.md").exists()
