@@ -118,9 +118,11 @@ def validate(
     allowed: set[str] | None = None,
     request_text: str | None = None,
     workspace: Path | None = None,
+    request: Request | None = None,
 ) -> list[Problem]:
-    """The plan's problems. With `request_text`, also what it would do that the request did not
-    ask for (invented_target, off_intent); without it those rules are not checked."""
+    """The plan's problems. With `request_text` (or the `request` already read from it: plan
+    memory's probe keeps one), also what it would do that the request did not ask for
+    (invented_target, off_intent); without either those rules are not checked."""
     problems: list[Problem] = []
     closed_by: int | None = None
     extracted = False
@@ -172,8 +174,10 @@ def validate(
             closed_by = closed_by or index
     for message in _check_refs(plan.final_message, len(plan.steps) + 1, plan, catalog):
         problems.append(Problem(0, "bad_reference", message))
-    if request_text is not None:
-        problems += _unasked(plan, catalog, Request.of(request_text, workspace))
+    if request is None and request_text is not None:
+        request = Request.of(request_text, workspace)
+    if request is not None:
+        problems += _unasked(plan, catalog, request)
     return problems
 
 
@@ -212,8 +216,17 @@ class Request:
     operations: frozenset[str] = frozenset()  # the tools (verb prefixes, names) its canonical form asks for
 
     @classmethod
-    def of(cls, text: str, workspace: Path | None = None) -> Request:
-        extraction = P.extract(text, workspace)
+    def of(
+        cls,
+        text: str,
+        workspace: Path | None = None,
+        *,
+        extraction: P.Extraction | None = None,
+        form: canonical.Canonical | None = None,
+    ) -> Request:
+        """`extraction` (P.extract) and `form` (canonical.of) of the same text and workspace, when
+        the caller has them already."""
+        extraction = extraction or P.extract(text, workspace)
         named = {normalized(value) for value in object_kinds.derived_values(text)}
         for v in extraction.values:
             if v.type in ("path", "glob") or (v.type in ("quoted", "identifier") and _names_a_file(v.text, workspace)):
@@ -231,7 +244,7 @@ class Request:
             intent=extract(text),
             text=f" {' '.join(words(rest))} ",
             stems=frozenset(s for w in words(rest) if w not in STOPWORDS for s in stems(w)),
-            operations=_operations(text, workspace),
+            operations=_operations(form or canonical.of(text, workspace)),
         )
 
     def says(self, term: str) -> bool:
@@ -242,14 +255,14 @@ class Request:
         return term not in STOPWORDS and bool(set(stems(term)) & self.stems)
 
 
-def _operations(text: str, workspace: Path | None) -> frozenset[str]:
+def _operations(form: canonical.Canonical) -> frozenset[str]:
     """The tools that do what the request's canonical form (planner.canonical) says it asks: its
     verbs through planner.intent.TOOL_VERBS, a fact to remember and a schedule through
     OPERATION_TOOLS. Plan memory keys a request by that form, so a plan it serves for «segnati
     che …», "make a note that …" or «tutti i giorni alle 9 …» must not then be refused here for a
     verb the intent extractor does not know. A typed value is masked first: a file named
     'delete.txt' asks for no deletion."""
-    tokens = canonical.of(text, workspace).tokens
+    tokens = form.tokens
     asked = {t[2:] for t in tokens if t.startswith("v:")} | ({"schedule"} if "<schedule>" in tokens else set())
     return frozenset(tool for op in asked for tool in (*TOOL_VERBS.get(op, ()), *OPERATION_TOOLS.get(op, ())))
 

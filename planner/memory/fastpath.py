@@ -14,41 +14,56 @@ saved (planner.memory.accounts)."""
 
 from __future__ import annotations
 
+import json
 import logging
 from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
-from pgvector.django import CosineDistance
 
 from core.clock import monotonic_ms, now
 from planner import params as P
 from planner.catalog import Catalog
 from planner.memory import accounts, shadow
 from planner.memory.justify import learnable
-from planner.memory.probe import Probe, Recall, admit, count_use, executors_of, owner_scope, row_fields
+from planner.memory.probe import Probe, Recall, admit, count_use, executors_of, row_fields
 from planner.models import AntiAutopath, Fastpath
 
 logger = logging.getLogger(__name__)
 NEIGHBOURS = 5
 
 
+# The active entries a user's lookups may see (their own and the seeds: planner.memory.probe.owner_scope),
+# less those whose plan is banned. Raw SQL: the lookup runs before every turn, and building the same
+# queryset each time cost more than the query.
+_ACTIVE = f"""
+    SELECT f.*, {{distance}} AS distance FROM {Fastpath._meta.db_table} f
+    WHERE f.status = 'active' AND (f.owner_id = %(owner)s OR f.owner_id IS NULL) AND {{where}}
+      AND NOT EXISTS (SELECT 1 FROM {AntiAutopath._meta.db_table} a WHERE a.plan_hash = f.plan_hash
+                      AND (a.owner_id = %(owner)s OR a.owner_id IS NULL) AND a.expires_at > %(now)s)
+    ORDER BY {{order}} LIMIT %(limit)s"""  # noqa: S608 (the table names and clauses are ours)
+_OWN_FIRST = "f.owner_id DESC NULLS LAST, f.created_at DESC"
+_DISTANCE = "f.embedding <=> %(vector)s::vector"
+
+
+def _active(probe: Probe, *, where: str, order: str, limit: int, distance: str = "0", **params) -> list[Fastpath]:
+    sql = _ACTIVE.format(distance=distance, where=where, order=order)
+    params |= {"owner": probe.owner_id, "now": now(), "limit": limit}
+    return list(Fastpath.objects.raw(sql, params))
+
+
 def lookup(probe: Probe, catalog: Catalog, started: float) -> Recall | None:
-    banned = AntiAutopath.objects.filter(owner_scope(probe.owner_id), expires_at__gt=now()).values("plan_hash")
-    active = Fastpath.objects.filter(owner_scope(probe.owner_id), status=Fastpath.Status.ACTIVE).exclude(
-        plan_hash__in=banned  # a subquery: one round trip
-    )
     # Stage 1: the same canonical form. The user's own entries before seeds.
-    for entry in active.filter(key=probe.key).order_by(F("owner_id").desc(nulls_last=True), "-created_at")[:3]:
+    for entry in _active(probe, where="f.key = %(key)s", order=_OWN_FIRST, limit=3, key=probe.key):
         if not shadow.current(entry, catalog):
             continue
         admitted = admit(entry, probe, catalog, stage=1, cosine=1.0)
         if admitted:
             return Recall("fastpath", entry, admitted[0], admitted[1], 1, 1.0, monotonic_ms() - started)
     # Stage 2: the nearest entries by meaning, then every guard.
-    vector = list(probe.embedding)
-    nearest = active.annotate(distance=CosineDistance("embedding", vector)).order_by("distance")[:NEIGHBOURS]
+    vector = "[" + ",".join(map(str, probe.embedding)) + "]"
+    nearest = _active(probe, where="TRUE", order=_DISTANCE, limit=NEIGHBOURS, distance=_DISTANCE, vector=vector)
     for entry in nearest:
         cosine = 1.0 - float(entry.distance)
         if cosine < settings.METNOS_MEMORY_MIN_COSINE:
@@ -61,13 +76,10 @@ def lookup(probe: Probe, catalog: Catalog, started: float) -> Recall | None:
     # Stage 3: nothing near by meaning, but the same request in other words: an equal signature
     # (verbs and objects as their labels, so «elenca i file» is «list the files»), then every guard.
     if probe.intent.verb and len(probe.signature) >= 2 and any(t.startswith("v:") for t in probe.signature):
-        same = [
-            entry
-            for entry in active.filter(signature=list(probe.signature))
-            .annotate(distance=CosineDistance("embedding", vector))
-            .order_by(F("owner_id").desc(nulls_last=True), "-created_at")[:5]
-            if shadow.current(entry, catalog)
-        ]
+        signature = json.dumps(list(probe.signature))
+        found = _active(probe, where="f.signature = %(signature)s::jsonb", order=_OWN_FIRST, limit=5,
+                        distance=_DISTANCE, vector=vector, signature=signature)  # fmt: skip
+        same = [entry for entry in found if shadow.current(entry, catalog)]
         # Words the signature does not keep can still tell plans apart («save» and «append» are
         # both writing): when the entries it finds disagree, the request is not served from here.
         if len({entry.plan_hash for entry in same}) == 1:

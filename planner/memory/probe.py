@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,7 @@ from planner.intent import TOOL_VERBS, Intent, extract, step_kinds
 from planner.memory import bounds
 from planner.memory.justify import quoted_values, unjustified
 from planner.plan import PLACEHOLDER, Plan, PlanError, parse
-from planner.validator import validate
+from planner.validator import Request, validate
 
 logger = logging.getLogger(__name__)
 
@@ -78,6 +79,11 @@ class Probe:
     @property
     def signature(self) -> tuple[str, ...]:
         return self.form.signature
+
+    @cached_property
+    def request(self) -> Request:
+        """The request as the validator reads it, from what the probe has read already."""
+        return Request.of(self.text, self.workspace, extraction=self.extraction, form=self.form)
 
     @property
     def masked(self) -> str:
@@ -187,7 +193,7 @@ def admit(entry, probe_: Probe, catalog: Catalog, *, stage: int, cosine: float) 
         return None
     # The request's own rules too: an entry learned before them may write where this request
     # names nothing (planner.validator).
-    if any(p.blocking for p in validate(plan, catalog, request_text=probe_.text, workspace=probe_.workspace)):
+    if any(p.blocking for p in validate(plan, catalog, request=probe_.request)):
         return None
     return plan, values
 
