@@ -21,7 +21,9 @@ those served a computation of the probe's own expression, or a statistic of
 the list it gives: "the mean of 3, 4, 5 and 6" after "… 3, 4 and 5"), arg_accuracy,
 stage1_p50_ms, stage2_p50_ms, lookup_p95_ms, and by_class (the same rates per class); also
 invalid_plans, the expected hits whose learned plan the validator rejects on its own (its shape:
-E+ (F|A)?, planner.validator), which memory can never serve, and hit_rate_valid_plans without them."""
+E+ (F|A)? of each pipeline, planner.validator), which memory can never serve, and
+hit_rate_valid_plans without them. A case's plan that does several things in a row is read as our
+plans write it, one pipeline for each (with_pipelines)."""
 
 from __future__ import annotations
 
@@ -129,6 +131,21 @@ def load_cases(files: str, split: str) -> list[dict]:
     return cases
 
 
+def with_pipelines(plan: dict, catalog) -> dict:
+    """The case's plan in our plan format: a step that follows a closed pipeline (after an F or A
+    step) begins a pipeline of its own (`pipelines`, planner.plan), as planner.compound writes the
+    plans of requests with several actions. The cases were written blind, with plain step lists."""
+    if plan.get("pipelines"):
+        return plan
+    starts, closed = [], False
+    for number, step in enumerate(plan.get("steps", []), 1):
+        if closed:
+            starts.append(number)
+        executor = catalog.get(step.get("tool"))
+        closed = executor is not None and executor.category in ("F", "A")
+    return {**plan, "pipelines": starts} if starts else plan
+
+
 def rates(results: list[tuple[str, bool, bool | None]]) -> dict:
     """(expect, hit, args_ok) per case → hit rate, false reuse rate, argument accuracy."""
     hits = [hit for expect, hit, _ in results if expect == "hit"]
@@ -181,6 +198,8 @@ def main() -> None:
     if args.quick:
         cases = cases[:20]
     cat = catalog()
+    for case in cases:
+        case["plan"] = with_pipelines(case["plan"], cat)
     model()  # loaded once, outside the timings
     owner = 1
     hits_expected = hits_ok = misses_expected = false_reuse = args_checked = args_ok = 0

@@ -61,8 +61,6 @@ PATTERNS: tuple[tuple[str, re.Pattern], ...] = (
     ("number", re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.]|\.\d)")),
 )  # fmt: skip
 TYPES = tuple(name for name, _ in PATTERNS)
-# Types whose every value must find its slot in a plan for the plan to be learned: a plan that
-# ignores a path or a number the request gave is not a plan for that request.
 # Negations and exclusions (planner/canonical.yaml's modifiers): "don't read" is not "read".
 _NEGATIONS = lexicon.negations()
 # Politeness and words whose presence does not change what a plan does.
@@ -287,12 +285,12 @@ def parametrize(plan: dict, extraction: Extraction) -> tuple[dict, dict[str, dic
 
     def whole(value: Any) -> Any:
         matches = [v for v in extraction.values if _same(v, value)]
-        if len({(v.type, v.text) for v in matches}) > 1 or len(matches) > 1:
+        if len({(v.type, v.text) for v in matches}) > 1:
             raise NotLearnable(f"{value!r} could come from more than one value of the request")
-        if matches:
-            v = matches[0]
-            used.add(v.name)
-            slots[v.name] = {"type": v.type, "cast": type(value).__name__}
+        if matches:  # one value, or one named twice ("read a.txt … in a.txt"): fill wants the others equal
+            v, equal = matches[0], {"equals": [m.name for m in matches[1:]]} if matches[1:] else {}
+            used.update(m.name for m in matches)
+            slots[v.name] = {"type": v.type, "cast": type(value).__name__, **equal}
             return f"${{PARAM:{v.name}}}"
         return value
 
@@ -369,6 +367,8 @@ def fill(slots: dict[str, dict], probe: Extraction, learned_counts: dict[str, in
         value = found.get(name)
         if value is None or value.type != spec["type"]:
             return None
+        if any(getattr(found.get(other), "text", None) != value.text for other in spec.get("equals", ())):
+            return None  # the learned request named one value twice; this one names two
         if spec["cast"] in ("int", "float"):
             if value.type != "number" or (spec["cast"] == "int" and not float(value.value).is_integer()):
                 return None  # an int slot takes only a whole number

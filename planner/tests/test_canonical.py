@@ -286,6 +286,8 @@ def test_a_modifier_is_a_token_of_its_own(base, modified, modifier):
             "leggi idee.txt e aggiungilo alla fine di quaderno.txt",
         ),
         ("che ore sono a Tokyo? scrivilo in ora.txt", "guarda che ore sono a Londra e salvalo nel file orario.txt"),
+        ("compute 12 * 12 and save the result in r.txt", "work out 99 * 101 and write it to answers/p.txt"),
+        ("calcola 250 * 12 e salva il risultato in totale.txt", "calcola 19 * 7 e scrivilo in conti/parziale.txt"),
         ("search for 'Error' in logs/, case sensitive", "case-sensitive search for 'Timeout' in services/api/"),
         ("what's today's date?", "what year is it?"),
         ("che data è oggi?", "in che mese siamo?"),

@@ -95,6 +95,17 @@ def test_plans_that_cannot_be_parametrized_safely_are_not_learned(request_text, 
         P.parametrize(plan, P.extract(request_text))
 
 
+def test_a_value_named_twice_is_one_slot_and_serves_only_a_request_that_names_one_twice():
+    plan = {"steps": [{"tool": "read_files", "args": {"paths": ["dati.txt"]}},
+                      {"tool": "edit_file", "args": {"path": "dati.txt", "old": "a", "new": "b"}}]}  # fmt: skip
+    learned = P.extract("leggi dati.txt e sostituisci 'a' con 'b' in dati.txt")
+    template, slots = P.parametrize(plan, learned)
+    assert template["steps"][1]["args"]["path"] == "${PARAM:path_1}" == template["steps"][0]["args"]["paths"][0]
+    same = P.fill(slots, P.extract("leggi conf.txt e sostituisci 'x' con 'y' in conf.txt"), learned.counts)
+    assert same == {"path_1": "conf.txt", "quoted_1": "x", "quoted_2": "y"}
+    assert P.fill(slots, P.extract("leggi a.txt e sostituisci 'x' con 'y' in b.txt"), learned.counts) is None
+
+
 def test_positions_are_trusted_across_wordings_only_inside_one_argument():
     listed = {"steps": [{"tool": "compute", "args": {"expression": "mean([${PARAM:number_1}, ${PARAM:number_2}])"}}]}
     moved = {
