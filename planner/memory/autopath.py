@@ -65,7 +65,7 @@ _CHAMPIONS = f"""
 
 
 def lookup(probe: Probe, catalog: Catalog, started: float) -> Recall | None:
-    params = {"vector": "[" + ",".join(map(str, probe.embedding)) + "]", "owner": probe.owner_id,
+    params = {"vector": probe.vector, "owner": probe.owner_id,
               "verbs": family(probe.intent.verb), "object": probe.intent.object or "", "now": now(),
               "limit": NEIGHBOURS}  # fmt: skip
     for entry in Autopath.objects.raw(_CHAMPIONS, params):

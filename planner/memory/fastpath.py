@@ -62,7 +62,7 @@ def lookup(probe: Probe, catalog: Catalog, started: float) -> Recall | None:
         if admitted:
             return Recall("fastpath", entry, admitted[0], admitted[1], 1, 1.0, monotonic_ms() - started)
     # Stage 2: the nearest entries by meaning, then every guard.
-    vector = "[" + ",".join(map(str, probe.embedding)) + "]"
+    vector = probe.vector
     nearest = _active(probe, where="TRUE", order=_DISTANCE, limit=NEIGHBOURS, distance=_DISTANCE, vector=vector)
     for entry in nearest:
         cosine = 1.0 - float(entry.distance)

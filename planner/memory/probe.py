@@ -86,6 +86,11 @@ class Probe:
         return Request.of(self.text, self.workspace, extraction=self.extraction, form=self.form)
 
     @property
+    def vector(self) -> str:
+        """The embedding as a pgvector literal, for the lookups' raw SQL."""
+        return "[" + ",".join(map(str, self.embedding)) + "]"
+
+    @property
     def masked(self) -> str:
         return self.form.extraction.masked
 

@@ -206,3 +206,24 @@ def test_values_are_read_back_from_the_masked_request():
         "path_1": "a.txt",
         "number_1": 3,
     }
+
+
+def test_a_banned_plan_or_another_users_entry_is_never_served_and_an_expired_ban_lifts(workspace, django_user_model):
+    from datetime import timedelta
+
+    from core.clock import now
+    from planner.models import AntiAutopath
+
+    entry = remember(workspace, "list the files in notes/", ("list_files", {"path": "notes/"}))
+    Autopath.objects.all().delete()  # the fastpath alone
+    assert recall(workspace, "what's in notes/?").stage == 1
+    ban = AntiAutopath.objects.create(verb="list", object="files", plan_hash=entry.plan_hash, reason="r",
+                                      owner_id=1, expires_at=now() + timedelta(days=1))  # fmt: skip
+    assert recall(workspace, "what's in notes/?") is None
+    ban.expires_at = now() - timedelta(seconds=1)
+    ban.save()
+    assert recall(workspace, "what's in notes/?").stage == 1
+    other = django_user_model.objects.create_user("other-user", password="x")
+    Fastpath.objects.filter(pk=entry.pk).update(owner_id=other.pk)
+    served = memory.lookup(Probe.of("what's in notes/?", workspace, other.pk + 1), catalog())
+    assert served is None or served.entry.pk != entry.pk, "another user's entry is not this one's memory"
