@@ -22,7 +22,7 @@ from planner import params as P
 from planner.intent import Intent
 from planner.prefilter import Candidate
 from planner.text import fold, whole
-from planner.workspace import exists
+from planner.workspace import exists, reads_as_folder
 
 # At or above this, the decision is sure; below it, only a model that calls tools natively may
 # overrule `direct`.
@@ -48,6 +48,22 @@ class Decision:
         return out
 
 
+# Tools whose own object (a date, the task list, numbers) may come with a file action on a pronoun.
+_NEEDS_ITS_OWN = ("get_time", "todo_update", "compute")
+# A file that only a piece of writing is about: "a poem about a file called x.zip".
+_IMAGINED_FILE = whole(
+    r"(?:story|poem|song|joke|limerick|haiku|tale|fable|storia|storiella|poesia|canzone|barzelletta|"
+    r"filastrocca|racconto|favola)\b.{0,30}\b(?:about|on|of|su|sul|sulla|di) (?:a|an|un|una) "
+    r"(?:\w+ )?(?:file|folder|document|cartella|documento)"
+)
+# Where a piece of writing takes its facts from: "using the details in notes/sara.md".
+_SOURCED = whole(
+    r"(?:using|based on|drawing on|from the (?:details|info|information|notes|facts) in|"
+    r"with the (?:details|info) (?:in|from)|"
+    r"basandoti su|usando|in base a|partendo da|sulla base di|ispirandoti a|prendendo spunto da)"
+    r"(?: (?:the|my|i|le|il|la|gli|lo|details|info|dettagli|appunti|notes|data|dati|in|di|del|della|nel|nella|from))*"
+    r" \S*[./]\S+"
+)
 _WEB = whole(r"on the web|the web for|sul web|in rete|online|su internet|on the internet|on wikipedia|su wikipedia")
 # A question about what something is, not about the user's copy of it: "what is a CSV file?".
 _DEFINITION = whole(
@@ -137,10 +153,20 @@ def decide(
     own = own_objects.find(folded, extraction, definition=bool(_DEFINITION.search(folded)))
     if own is not None and own[0] == "schedule_recurring" and own_objects.bare_schedule(folded):
         return Decision("ask", ("a schedule without what to do",), 0.8, question=missing.question(text))
+    if own is not None and own[0] in _NEEDS_ITS_OWN and missing.missing_object(folded):
+        # «aggiungilo alla lista delle cose da fare», «rinominalo con la data di oggi»: the task, the
+        # date or the number is there, and what to act on is a pronoun.
+        return Decision("ask", ("action without an object",), 0.8, question=missing.question(text))
+    if own is not None and own_objects.bare_task(folded):
+        return Decision("ask", ("a recurring task without its name",), 0.8, question=missing.question(text))
     if own is not None:
         tool, evidence, confidence = own
         return Decision("tools", (evidence,), confidence, tool)
     found = _workspace_evidence(*_without_passages(folded, extraction), workspace, earlier)
+    if found and _IMAGINED_FILE.search(folded):
+        # «inventa una storia su un file chiamato backup.zip»: a file in a story, which a model that
+        # calls tools natively may still take for one to read.
+        return Decision("direct", ("a file that a piece of writing is about",), 0.6)
     if found and all(e.startswith(("folder ", "root ")) for e in found[0]) and missing.missing_object(folded):
         found = None  # "copialo nella cartella backup", "search for that word in my files": where, not what
     if found:
@@ -219,7 +245,7 @@ def _workspace_evidence(
         confidence = max(confidence, 0.85)
     folder = _FOLDER.search(folded)
     if folder and not definition:
-        evidence.append(f"folder {folder.group(1) or folder.group(2)}")
+        evidence.append(f"folder {_folder_name(folder)}")
         confidence = max(confidence, 0.85)
     for item in _derived(folded):
         if not definition or (item.kind != "root" and _POSSESSIVE_FILES.search(folded)):
@@ -251,14 +277,14 @@ def _file_tool(
         return "find_files"
     if (first_verb is None or first_verb[0] != "write_files") and _GREP.search(folded) and _SEARCHED.search(original):
         return "grep_files"
-    folders = _FOLDER.search(folded) or any(
-        v.type == "path" and (v.text.endswith("/") or (workspace is not None and exists(workspace, v.text, "is_dir")))
-        for v in extraction.values
-    )
+    paths = [v.text for v in extraction.values if v.type == "path"]
+    folders = _FOLDER.search(folded) or any(reads_as_folder(workspace, path) for path in paths)
     if first_verb is None and _CONTENTS.search(folded) and types & {"path", "ext"} and not folders:
         return "read_files"  # "the contents of .env.example": a file to read, whatever its name looks like
     if first_verb is not None:
         tool = first_verb[0]
+        if tool == "write_files" and _SOURCED.search(folded):
+            return "read_files"  # "write a poem for her using the details in notes/sara.md": read first
         if tool == "grep_files" and not _SEARCHED.search(original):
             if {"glob", "ext"} & types:
                 return "find_files"  # "look for any files named *backup*": names, not contents
@@ -274,12 +300,8 @@ def _file_tool(
         return "list_files" if derived[0].kind == "root" else "find_files"
     if "path" in types:
         folder = next((v for v in extraction.values if v.type == "path"), None)
-        named = {fold(m.group(1) or m.group(2)).rstrip("/") for m in _FOLDER.finditer(folded)}
-        if folder is not None and (
-            folder.text.endswith("/")
-            or fold(folder.text) in named
-            or (workspace is not None and exists(workspace, folder.text, "is_dir"))
-        ):
+        named = {fold(_folder_name(m)).rstrip("/") for m in _FOLDER.finditer(folded)}
+        if folder is not None and (fold(folder.text) in named or reads_as_folder(workspace, folder.text)):
             return "list_files"
         return "read_files"
     if _FOLDER.search(folded):
@@ -323,6 +345,11 @@ _LOOKING_FILE_TOOLS = ("read_files", "list_files", "find_files", "grep_files")
 _LINES = whole(r"lines?|righe|riga|words?|parole|characters|caratteri")
 
 
+def _folder_name(match: re.Match) -> str:
+    """The folder a `_FOLDER` match names, in whichever of its forms."""
+    return next(group for group in match.groups() if group)
+
+
 def _named_earlier(name: str, earlier: frozenset[str]) -> bool:
     return bool(earlier) and (name in earlier or any(path.endswith(f"/{name}") for path in earlier))
 
@@ -335,7 +362,8 @@ _FOLDER = re.compile(
     rf"\b(?:the|my|in|into|nella|della|dalla|la|nel|alla)\s+{_STOP_NAMES}([\w.-]+(?:/[\w.-]+)*)\s+(?:folder|directory|dir)\b|"
     rf"\b(?:folders?|directory|directories|cartell[ae]|dirs?|sottocartell[ae]|sub-?folders?|sub-?director(?:y|ies))"
     rf"(?:\s+|\s*:\s*)"
-    rf"(?:(?:called|named|chiamat[ae]|di nome)\s+)?{_STOP_NAMES}([\w.-]+(?:/[\w.-]+)*/?)"
+    rf"(?:(?:called|named|chiamat[ae]|di nome)\s+)?(?:{_STOP_NAMES}([\w.-]+(?:/[\w.-]+)*/?)|"
+    r"['\"«]([^'\"»\n]{1,40})['\"»])"  # «una cartella 'foto vacanze'»
 )
 # Searching inside files needs something to search for: a quoted term, a code-like word, "the word X".
 _SEARCHED = re.compile(
@@ -353,6 +381,11 @@ _WHICH_FILE = whole(
     r"\b(?:defined|declared|called|used|definit\w*|dichiarat\w*|chiamat\w*|usat\w*)|"
     r"dove (?:viene|e|sono|vengono) (?:definit|dichiarat|chiamat|usat)\w* (?:la |il |l')?"
     r"(?:funzione|classe|metodo|variabile)|(?:in )?quale file (?:del progetto )?(?:e|contiene|definisce|usa|ha)|"
-    r"in quali file|dove e (?:definit|dichiarat)\w*"
+    r"in quali file|dove e (?:definit|dichiarat)\w*|"
+    # «in quali note ho scritto di Berlino?», "which of my notes did I mention Rome in?"
+    r"(?:which|what|quali|quale)(?: of)?(?: my| the| i miei| le mie| dei miei| delle mie)? "
+    r"(?:notes?|note|appunti|documents?|documenti) (?:(?:ho|have i|did i|i|i've|abbiamo|we) )?"
+    r"(?:scritto|written|wrote|write|mentioned|mention|menzionato|parlato|annotato|noted|talk(?:ed)? about|"
+    r"parlano|menzionano|contengono|contain|mention)"
 )
 _FILE_NOUN = whole(r"files?|notes?|nota|documents|documenti|appunti|my code|il codice|the code|lines|righe")

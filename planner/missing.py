@@ -25,7 +25,8 @@ _ACTIONS = whole(
     r"print|share|forward|upload|download|compress|zip|unzip|convert|sort|archive|attach|publish|update|"
     r"stampa|condividi|inoltra|carica|scarica|comprimi|zippa|converti|ordina|archivia|allega|pubblica|aggiorna|"
     r"clean up|clean|tidy up|tidy|organi[sz]e|sort out|sistema|sistemami|metti a posto|riordina|riordinami|pulisci|"
-    r"schedule|pianifica|programma"
+    r"schedule|pianifica|programma|add|shove|stick|chuck|dump|toss|get rid of|throw away|trash|ditch|"
+    r"butta via|scan(?: through)?|go through|comb through"
 )
 _MISSING_OBJECT = whole(
     r"it|that|this|them|those|these|the file|that file|this file|the document|the folder|that folder|this folder|"
@@ -38,7 +39,8 @@ _MISSING_OBJECT = whole(
     r"cosa c'e (?:scritto|dentro)|what(?:'s| is) (?:in it|written|inside)|"
     r"(?:the )?(?:words|lines|characters) in (?:it|that|this)|"
     r"(?:that|this) (?:word|site|page|website)|(?:quella|questa) (?:parola|pagina)|(?:quel|questo) sito|"
-    r"(?:that|this) (?:reminder|job)|(?:quel|questo) (?:promemoria|job)"
+    r"(?:that|this) (?:reminder|job)|(?:quel|questo) (?:promemoria|job)|"
+    r"(?:the|that|this) (?:command|thing)|(?:il|quel|questo) comando|(?:la|quella|questa) cosa"
 )
 _CLITIC_ACTION = re.compile(
     r"^(?:(?:me|te|ce|glie) ?l[oaie] (?:apri|leggi|mostri|cancelli|elimini|salvi|esegui|mandi|copi|sposti|rinomini)\b)|"
@@ -48,8 +50,12 @@ _CLITIC_ACTION = re.compile(
     r"(?:leggi|apri|mostra|cancella|elimina|rimuovi|salva|scrivi|sposta|rinomina|esegui|lancia|copia|invia|"
     r"modifica|aggiungi|manda|fal|riassumi|traduci|stampa|condividi|inoltra|rileggi|riapri|aggiorna|chiudi|"
     r"scarica|carica|comprimi|zippa|converti|ordina|duplica|butta|archivia|correggi|allega|spedisci|pubblica|"
-    r"programma|pianifica|accorcia|allunga|riscrivi)"
+    r"programma|pianifica)"
     r"(?:lo|la|li|le|melo|mela|ne)\b|"
+    # Reshaped with no manner said: «accorcialo», not «riscrivilo come elenco puntato» (the last answer
+    # reshaped in words).
+    r"^(?:(?:e|ora|adesso|poi|e poi|ok|allora|bene|perfetto)[\s,]+)*(?:accorcia|allunga|riscrivi)(?:lo|la|li|le)\b"
+    r"(?! (?:come|in|piu|meno|con|senza|a|al|alla|usando)\b)|"
     # "sposta tutto nell'altra cartella": everything of something nobody named.
     rf"{_LEAD}(?:sposta|copia|cancella|elimina|move|copy|delete|remove) "
     r"(?:tutto|everything|all of (?:it|them))\b|"
@@ -60,8 +66,8 @@ _CLITIC_ACTION = re.compile(
     r"^(?:please )?(?:create|make|crea|fai) (?:a|the|una|la) (?:new |nuova )?(?:folder|directory|cartella)"
     r"\s*(?:for me|per me|please|per favore)?\s*[.!?]*$|"
     # "search my files for it", "fix the typo in there": what to look for, or where, is a pronoun.
-    rf"{_LEAD}(?:search|look|grep|cerca|cercami)\b.{{0,30}}\b(?:for|per) (?:it|that|this|them|quello|questo|quella)"
-    r"\s*[.!?]*$|"
+    rf"{_LEAD}(?:search|look|grep|scan|go|comb|cerca|cercami)\b.{{0,30}}\b(?:for|per) (?:it|that|this|them|quello|"
+    r"questo|quella|the thing|that thing|quella cosa)(?: (?:i|we|you|che) .{0,40})?\s*[.!?]*$|"
     rf"{_LEAD}(?:fix|correct|change|replace|add|put|write|search|look|correggi|cambia|sostituisci|aggiungi|metti|"
     r"scrivi|cerca)\b.{0,30}\b(?:in there|in here|in it|out of there|li dentro|qui dentro|la dentro|in quel file|"
     r"in questo file|in quella cartella|in questa cartella|la)\s*[.!?]*$|"
@@ -77,7 +83,7 @@ _MISSING_AFTER = re.compile(
     r"(?:\s+(?:old|older|new|newer|big|bigger|small|empty|temporary|vecchi[oe]?|vecchia|nuov[io]|nuov[ae]|"
     r"grandi|piccol[ie]|vuot[ie]|temporane[ie])(?:\s+ones)?)?"
     r"(?:\s+(?:to|into|in|nella|nel|nello|dentro|a|con|with|for|per|from|dal|dalla|dallo|nell'|all'|of|del|della|"
-    r"di|al|allo|alla|ai|agli|alle|sul|sulla|on|onto)"
+    r"di|al|allo|alla|ai|agli|alle|sul|sulla|on|onto|nei|negli|nelle|through|across|among)"
     r"(?:\s+[\w']+|(?<=')[\w']+){1,3})?"
     r"(?:\s+(?:and|e) .{0,40})?"
     r"\s*(?:,?\s*(?:please|per favore|grazie|thanks|pls))?\s*[.!?]*\s*$"
@@ -123,10 +129,13 @@ _PREAMBLE = re.compile(
 # vecchio report», "fix the bug in the script" (the route decision found no file by that name).
 _ON_A_THING = re.compile(
     _LEAD + r"(?:please |can you |could you |puoi |potresti |mi )?"
-    r"(?:delete|remove|erase|rename|move|open|read|edit|update|fix|append|copy|compress|archive|"
+    r"(?:delete|remove|erase|rename|move|open|read|edit|update|fix|append|copy|compress|archive|get rid of|"
+    r"throw away|trash|ditch|butta via|"
     r"cancella|elimina|rimuovi|rinomina|sposta|apri|leggi|modifica|aggiorna|correggi|copia|comprimi|archivia)\s+"
     r"(?:the|my|our|that|this|la|il|lo|l'|i|gli|le|mia|mio|miei|mie|quel|quella|quelle|quei)\s*"
-    r"[a-z']+(?:\s+[a-z']+){0,5}\s*[.!?]*$"
+    r"[a-z']+(?:\s+[a-z']+){0,5}"
+    r"(?:\s*,\s*[a-z' ]{1,30})?"  # "…, it's obsolete now": a remark after the thing, not its name
+    r"\s*[.!?]*$"
 )
 _FIRST_WORD = re.compile(r"^(?:(?:e|ora|adesso|poi|ok|allora|and|now|then|please|bene|perfetto)[\s,]+)*([a-z]{3,})\b")
 # The intent verbs that act on an object (planner/canonical.yaml): telling and computing do not.

@@ -72,8 +72,9 @@ _NOT_DATA = re.compile(
 )
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?")
 _SCHEDULE = whole(
-    r"every (?:day|morning|evening|night|week|month|hour|weekday|monday|tuesday|wednesday|thursday|friday|"
-    r"saturday|sunday|\d+ (?:minutes?|hours?|days?|weeks?))|each (?:day|morning|evening|week|monday|friday)|"
+    r"every (?:other |second )?(?:day|morning|evening|night|week|month|hour|weekday|monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday|\d+ (?:minutes?|hours?|days?|weeks?))|"
+    r"each (?:day|morning|evening|week|monday|friday)|"
     r"daily at|weekly on|every other day|"
     r"ogni (?:giorno|mattina|sera|notte|settimana|mese|ora|lunedi|martedi|mercoledi|giovedi|venerdi|sabato|"
     r"domenica|\d+ (?:minuti|ore|giorni|settimane))|tutti i giorni|tutte le mattine|tutte le sere|"
@@ -87,7 +88,11 @@ _RECURRING = whole(
     r"(?:daily|weekly|monthly|nightly|hourly|morning) (?:[\w-]+ )?(?:job|task|reminder)s?|"
     r"(?:storico|cronologia) delle esecuzioni|ultime esecuzioni|run history|"
     # A task by its name: "pause the 'daily-standup' task", «la configurazione del task 'report-settimanale'».
-    r"(?:task|job|attivita|promemoria) ['\"«]?[a-z0-9]+(?:-[a-z0-9]+)+|[a-z0-9]+(?:-[a-z0-9]+)+['\"»]? (?:task|job)"
+    r"(?:task|job|attivita|promemoria) ['\"«]?[a-z0-9]+(?:-[a-z0-9]+)+|[a-z0-9]+(?:-[a-z0-9]+)+['\"»]? (?:task|job)|"
+    # Reminders that run by themselves: «i promemoria programmati», "the automatic reminders".
+    r"(?:promemoria|reminders?) (?:programmat|pianificat|automatic|ricorrent)\w*|(?:automatic|scheduled) reminders?|"
+    # «l'ultima esecuzione di backup-settimanale», "the last run of nightly-sync".
+    r"(?:ultima|ultime|last) (?:esecuzion[ei]|runs?) (?:di|del|of|for) ['\"«]?[a-z0-9]+(?:-[a-z0-9]+)+"
 )
 # Something that runs on a period, which only an operation on it makes a recurring task: "run the
 # daily digest now", «lancia subito il riepilogo giornaliero» (not "write me a weekly report").
@@ -97,12 +102,21 @@ _PERIODIC = whole(
     r" (?:\w+ )?(?:giornalier|quotidian|settimanal|mensil|notturn|mattutin|serale)\w*"
 )
 # A task's own name, quoted or after the word: "'invoice-reminder'", "the job nightly-backup".
-_NAMED_TASK = re.compile(r"['\"«][a-z0-9]+(?:-[a-z0-9]+)+['\"»]|\b(?:task|job) [a-z0-9]+(?:-[a-z0-9]+)+")
+_NAMED_TASK = re.compile(
+    r"['\"«][a-z0-9]+(?:-[a-z0-9]+)+['\"»]|\b(?:task|job) [a-z0-9]+(?:-[a-z0-9]+)+|"
+    r"\b(?:task|job|attivita|reminder|promemoria) ['\"«][^'\"»\n]{2,40}['\"»]"  # «l'attività 'backup settimanale'»
+)
 _ALL_OF_THEM = whole(
     r"all(?! of (?:it|this|that))|every|tutt[ie]|ogni|(?:my|your|i miei|le mie) (?:recurring|scheduled|ricorrent)"
 )
 _RECURRING_VERBS = (
-    ("cancel_recurring", whole(r"cancel|delete|remove|stop|cancella|elimina|rimuovi|ferma|annulla")),
+    (
+        "cancel_recurring",
+        whole(
+            r"cancel|delete|remove|stop|kill|scrap|get rid of|cancella|elimina|rimuovi|ferma|"
+            r"annulla|togli"
+        ),
+    ),
     ("toggle_recurring", whole(r"pause|resume|disable|enable|sospendi|riattiva|disattiva|attiva|metti in pausa")),
     ("run_now_recurring", whole(r"run now|right now|now|esegui ora|subito|adesso|lancia ora")),
     (
@@ -175,8 +189,25 @@ _SKILL = re.compile(r"\bskills?\b")
 _SCHEDULE_ONLY = re.compile(
     r"(?:\b(?:please|pls|can you|could you|remind|me|to|do|it|that|this|again|at|around|alle|verso|"
     r"ricordami|ricordamelo|ricordamela|ricorda|mi|di|farlo|farla|fallo|questo|quello|per favore|puoi|"
-    r"la|le|lo|il|the|am|pm|h|ore|and|e)\b|\d{1,2}(?:[:.]\d{2})?(?:am|pm)?|[\s,.!?])*"
+    r"la|le|lo|il|the|am|pm|h|ore|and|e|set up|a|an|un|una|reminder|promemoria|that|which|che|runs?|gira|"
+    r"nudge|ping|notify|alert|avvisami|about|morning|afternoon|evening|mattina|pomeriggio|sera)\b|"
+    r"\d{1,2}(?:[:.]\d{2})?(?:am|pm)?|[\s,.!?])*"
 )
+
+
+# A recurring task spoken of with nothing to tell which: «annulla l'attività ricorrente».
+_TASK_ONLY = re.compile(
+    r"(?:\b(?:please|pls|can you|could you|puoi|potresti|per favore|the|that|this|my|l'|la|il|quel|quella|"
+    r"questa|questo|mia|mio|one|recurring|scheduled|ricorrente|programmat[ao]|pianificat[ao]|task|job|"
+    r"attivita|cancel|delete|remove|stop|pause|resume|disable|enable|show|annulla|cancella|elimina|rimuovi|"
+    r"ferma|sospendi|riattiva|disattiva|mostra|mostrami)\b|[\s,.!?'])*"
+)
+
+
+def bare_task(folded: str) -> bool:
+    """An operation on one recurring task that the request does not name: "cancel the recurring
+    task", «sospendi l'attività programmata»."""
+    return bool(_RECURRING.search(folded)) and bool(_TASK_ONLY.fullmatch(folded))
 
 
 def bare_schedule(folded: str) -> bool:

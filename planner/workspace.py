@@ -7,6 +7,7 @@ existing parent."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 MAX_PATH_CHARS = 4096
@@ -64,3 +65,23 @@ def exists(workspace: Path | None, name: str, test: str = "exists") -> bool:
         return workspace is not None and getattr(workspace / name, test)()
     except (OSError, ValueError):
         return False
+
+
+# Files whose names have no extension; any other path whose last part has none reads as a folder:
+# "what's inside projects/website?", «l'elenco di quello che c'è in scansioni/2023».
+_BARE_FILES = re.compile(
+    r"(?:^|/)(?:readme|license|licence|makefile|dockerfile|procfile|changelog|authors|notice|copying|todo|"
+    r"gemfile|rakefile|jenkinsfile|vagrantfile|caddyfile|brewfile|\.[\w.-]+)$",
+    re.IGNORECASE,
+)
+
+
+def reads_as_folder(workspace: Path | None, path: str) -> bool:
+    """Whether a path the request names reads as a folder: it ends in "/", is one in the workspace,
+    or has a slash and no extension in its last part (and is not a known file without one)."""
+    if path.endswith("/") or (workspace is not None and exists(workspace, path, "is_dir")):
+        return True
+    if workspace is not None and exists(workspace, path):
+        return False
+    last = path.rsplit("/", 1)[-1]
+    return "/" in path and "." not in last and not _BARE_FILES.search(path)

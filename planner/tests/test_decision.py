@@ -354,3 +354,61 @@ def test_data_quoted_or_given_inline_and_how_to_questions_are_direct(text):
 @pytest.mark.parametrize("text", ["tidy up that folder", "sistemami quella cartella", "schedule it", "pianificalo"])
 def test_a_cleanup_or_a_schedule_of_nothing_named_asks(text):
     assert decision(text).route == "ask", decision(text).to_trace()
+
+
+@pytest.mark.parametrize(
+    ("text", "tool"),
+    [
+        # a path whose last part has no extension is a folder; a known file without one is not
+        ("what's inside projects/website?", "list_files"),
+        ("fammi l'elenco di quello che c'è in scansioni/2023", "list_files"),
+        ("what's inside docs/LICENSE?", "read_files"),
+        # a folder named in quotes
+        ("mi fai una cartella 'foto vacanze' dentro documenti?", "make_dirs"),
+        # a piece of writing drawing on a file reads the file first
+        ("write a birthday poem for my sister using the details in notes/sara.md", "read_files"),
+        ("write a birthday poem for my sister to notes/sara.md", "write_files"),
+        ("in quali note ho scritto qualcosa su Berlino?", "grep_files"),
+        # recurring tasks by their words, their quoted name, their last run
+        ("mostrami i dettagli dell'attività 'backup settimanale'", "show_recurring"),
+        ("quando è stata l'ultima esecuzione di backup-settimanale?", "history_recurring"),
+        ("kill the daily standup reminder task for good", "cancel_recurring"),
+        ("fammi l'elenco dei promemoria programmati, anche quelli in pausa", "list_recurring"),
+    ],
+)
+def test_folders_by_their_shape_sources_and_recurring_tasks_by_their_words(text, tool):
+    chosen = decision(text)
+    assert (chosen.route, chosen.tool) == ("tools", tool), chosen.to_trace()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "annulla l'attività ricorrente",  # which one?
+        "set up a reminder that runs every week",  # to do what?
+        "nudge me about it every other Thursday afternoon",
+        "aggiungilo alla lista delle cose da fare",  # the task list, and a pronoun to add
+        "rinominalo mettendo davanti la data di oggi, grazie",  # today's date, and a pronoun to rename
+        "lancia il comando",
+        "Add that to my notes file",
+        "cerca quella cosa nei miei file",
+        "scan through my documents for the thing I mentioned yesterday",
+        "get rid of the spreadsheet we argued about earlier, it's obsolete now",
+        "accorcialo",
+    ],
+)
+def test_an_action_whose_object_is_a_pronoun_or_unnamed_asks(text):
+    assert decision(text).route == "ask", decision(text).to_trace()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "riscrivilo come elenco puntato",  # the last answer, reshaped in words
+        "put it in a table instead",
+        "inventa una storia breve su un file chiamato backup_vecchio.zip che nessuno ha il coraggio di cancellare",
+        "write a poem about a file called final_v2_REAL.docx",
+    ],
+)
+def test_a_reshaped_answer_or_a_file_in_a_story_is_direct(text):
+    assert decision(text).route == "direct", decision(text).to_trace()
