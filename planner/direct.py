@@ -106,17 +106,20 @@ def answer(inp: TurnInput, decision: RouteDecision, sink: Sink, ids: dict) -> Tu
         outcome = TurnOutcome(final_kind="answer", text=noted, layer="direct", route=decision.to_dict())
         outcome.trace["recall"] = "a line of the memory notes"
         return outcome
-    request = request_for(inp, decision.model)
-    result = llm.call(
-        request, decision.model, role=inp.role, ids=ids, user_id=inp.user_id, on_delta=sink.on_delta,
-        slot=decision.slot,
-    )  # fmt: skip
+    result = _call(inp, decision, sink, ids)
+    usage, cost, model_ms, calls = result.usage, result.cost, result.model_ms, 1
+    if result.error is None and not result.cancelled and not llm.model_text(result.text).strip():
+        # The small model may end at once (seen on «grazie, ciao!» after a few turns): asked again
+        # with the message alone, it answers; an empty answer is never shown.
+        result = _call(replace(inp, history=(), summary=""), decision, sink, ids)
+        usage, cost = llm.add_usage(usage, result.usage), cost + result.cost
+        model_ms, calls = model_ms + result.model_ms, 2
     common = {
         "layer": "direct",
-        "usage": result.usage,
-        "cost_usd": result.cost,
-        "model_ms": result.model_ms,
-        "model_calls": 1,
+        "usage": usage,
+        "cost_usd": cost,
+        "model_ms": model_ms,
+        "model_calls": calls,
         "route": decision.to_dict(),
     }
     if result.error is not None:
@@ -129,4 +132,19 @@ def answer(inp: TurnInput, decision: RouteDecision, sink: Sink, ids: dict) -> Tu
     text = llm.model_text(result.text)
     if result.cancelled:
         return TurnOutcome(final_kind="error", text=text, error="cancelled by the user", **common)
+    if not text.strip():
+        text = _NO_ANSWER["it" if (sure_language(inp.text) or inp.lang) == "it" else "en"]
     return TurnOutcome(final_kind="answer", text=text, **common)
+
+
+_NO_ANSWER = {
+    "en": "I have no answer to that. Could you put it another way?",
+    "it": "Non ho una risposta a questo. Puoi dirlo in un altro modo?",
+}
+
+
+def _call(inp: TurnInput, decision: RouteDecision, sink: Sink, ids: dict):
+    return llm.call(
+        request_for(inp, decision.model), decision.model, role=inp.role, ids=ids, user_id=inp.user_id,
+        on_delta=sink.on_delta, slot=decision.slot,
+    )  # fmt: skip

@@ -11,7 +11,7 @@ from planner.intent import _VERB_STEMS
 from planner.text import fold, language, stems, whole
 
 # Words a request may open with before its verb: «ok, allora cancellalo».
-_LEAD = r"^(?:(?:e|ora|adesso|poi|ok|allora)[\s,]+)*"
+_LEAD = r"^(?:(?:e|ora|adesso|poi|ok|allora|now|then|and|so)[\s,]+)*"
 # An action on something the request does not name: "delete the file", "leggilo", "save it".
 _ACTIONS = whole(
     r"read|open|show|delete|remove|erase|save|store|append|write|move|rename|run|execute|copy|send|edit|replace|"
@@ -59,6 +59,10 @@ _CLITIC_ACTION = re.compile(
     # "sposta tutto nell'altra cartella": everything of something nobody named.
     rf"{_LEAD}(?:sposta|copia|cancella|elimina|move|copy|delete|remove) "
     r"(?:tutto|everything|all of (?:it|them))\b|"
+    # "now append 'call mom' to it": a text, and a pronoun for where it goes.
+    rf"{_LEAD}(?:append|add|write|put|save|paste|insert|aggiungi|accoda|scrivi|metti|salva|incolla|inserisci)\b"
+    r".{1,60}\s(?:to|into|in|at the end of|a|nel|nella|in fondo a|dentro)\s+(?:it|that|this|them|that file|this file|"
+    r"the file|quello|questo|quel file|questo file|il file)\s*[.!?]*$|"
     # "scrivici dentro 'ciao'": written into something named before.
     rf"{_LEAD}(?:scrivi|metti|aggiungi|incolla|copia|inserisci)ci\b|"
     # A schedule or a folder with nothing said about it: "schedule something", "create a new folder".

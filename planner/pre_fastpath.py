@@ -16,6 +16,9 @@ _GREETING = re.compile(
     r"grazie mille|ok|okay|bye|goodbye|arrivederci)"
     # "hi there", "thanks a lot", «ciao a tutti», «grazie mille 🙂»
     r"(?:\s+(?:there|all|everyone|metnos|a tutti|a te|so much|very much|a lot|mille|tante|tantissime|infinite))?"
+    # "thanks, bye", «grazie, ciao!», «grazie e buona serata»: a goodbye after it
+    r"(?P<farewell>[\s!.,]+(?:and |e )?(?:bye|goodbye|see you|ciao|arrivederci|a presto|buona giornata|"
+    r"buona serata|have a (?:nice|good) (?:day|evening)))?"
     r"[\s!.,:)\u2600-\u27bf\U0001f300-\U0001faff]*$",
     re.IGNORECASE,
 )
@@ -66,6 +69,8 @@ def reply(text: str, *, commands: str = "") -> str | None:
         return None
     word = match.group(1).lower()
     if word in ("thanks", "thank you", "grazie", "grazie mille"):
+        if match.group("farewell"):
+            return "You're welcome. Goodbye!" if not word.startswith("grazie") else "Prego, a presto!"
         return "You're welcome." if not word.startswith("grazie") else "Prego."
     if word in ("bye", "goodbye", "arrivederci"):
         return "Goodbye." if word != "arrivederci" else "Arrivederci."

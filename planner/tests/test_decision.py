@@ -395,6 +395,8 @@ def test_folders_by_their_shape_sources_and_recurring_tasks_by_their_words(text,
         "scan through my documents for the thing I mentioned yesterday",
         "get rid of the spreadsheet we argued about earlier, it's obsolete now",
         "accorcialo",
+        "now append 'call mom' to it",  # with no earlier turn to say what "it" is
+        "aggiungi 'chiamare Luca' in fondo a quel file",
     ],
 )
 def test_an_action_whose_object_is_a_pronoun_or_unnamed_asks(text):

@@ -37,6 +37,17 @@ def test_the_stored_answer_has_the_models_html_entities_decoded(planner_model):
     assert "".join(deltas) == "What&#39;s up? Fish &amp; chips.", "the stream is relayed as it came"
 
 
+def test_an_empty_answer_is_asked_again_and_never_shown_empty(planner_model):
+    planner_model.replies.extend([streamed(""), streamed("Ciao! ", "A presto.")])
+    inp = TurnInput(turn_id=str(uuid.uuid4()), session_id=str(uuid.uuid4()), user_id=1, text="grazie, ciao!")
+    decision = RouteDecision(model=resolve("scripted"), slot="per_message_override", verdicts=(), elapsed_ms=0.0)
+    outcome = direct.answer(inp, decision, Sink(), {"turn_id": inp.turn_id})
+    assert (outcome.text, outcome.model_calls) == ("Ciao! A presto.", 2)
+    planner_model.replies.extend([streamed(""), streamed("  ")])
+    outcome = direct.answer(inp, decision, Sink(), {"turn_id": inp.turn_id})
+    assert outcome.final_kind == "answer" and outcome.text.startswith("Non ho una risposta")
+
+
 def tool_exchange(request: str, result: str, *, tool: str = "list_files", failed: bool = False) -> tuple[Message, ...]:
     """An earlier turn that tools answered, as agents.selectors.turn_history carries it."""
     use = ToolUseBlock(id="t1-1", name=tool, input={})

@@ -54,6 +54,10 @@ def test_greetings_still_get_their_reply():
         ("great, thanks!", "You're welcome."),
         ("perfetto grazie!", "Prego."),
         ("thank you so much :)", "You're welcome."),
+        # a goodbye after the thanks (seen going to the model, which answered «Grazie, amore!»)
+        ("grazie, ciao!", "Prego, a presto!"),
+        ("thanks, bye", "You're welcome. Goodbye!"),
+        ("grazie e buona serata", "Prego, a presto!"),
     ],
 )
 def test_greetings_and_thanks_with_a_word_around_them_are_answered_at_once(text, answer):
