@@ -41,6 +41,11 @@ _ABOUT_CONTENT = whole(
     r"segna\w*|spunta\w*|metti\w*|imposta\w*|aggiorna\w*|correggi\w*|trov\w*"
 )
 # A piece of writing asked for: its topic is not a file.
+# What a folder holds: asked of a folder, it is its listing.
+_LISTING = whole(
+    r"cosa c'e (?:in|dentro|nel|nella|nello)|che c'e (?:in|dentro|nel|nella)|what(?:'s| is) in(?:side)?|"
+    r"contents? of|contenuto (?:di|del|della)|list|elenca\w*|which files|quali file|che file|cosa contiene"
+)
 _WRITING = whole(
     r"write|compose|draft|invent|poem|story|essay|explain|tell me about|tell me a|"
     r"scrivi\w*|componi\w*|inventa\w*|poesia|storia|racconta\w*|spiega\w*|tema su"
@@ -227,6 +232,9 @@ def rewrite(text: str, workspace: Path | None, typed: list | None = None) -> Nam
     if len(scored) > 1 and scored[1][0] == scored[0][0]:
         return None  # two files hold as many of its words: which one is not said
     _, path, hits = scored[0]
+    name = _path_words(path.rsplit("/", 1)[-1])
+    if _LISTING.search(folded) and not any(wanted[w] & name for w in hits):
+        return None  # «cosa c'è in progetti?» beside progetti/a.txt: the folder's listing, not its one file
     if not any(_PLACED.search(folded, 0, m.start()) for m in _TOKEN.finditer(folded) if m.group(0) in hits):
         return None  # "la spesa più alta": a word of the name, but not where a file is named
     rewritten = _replaced(text, path, hits)

@@ -52,6 +52,8 @@ def test_words_that_name_one_file_become_its_path(files, text, expected):
         "quanto è stata la spesa più alta?",  # a word of a name, but not where a file is named
         "leggi le prime righe di rubrica.csv",  # typed already
         "ciao, come va?",
+        "cosa c'è in diario?",  # the folder's listing, though it holds one file (seen in the chat walk)
+        "what's inside the diario folder?",
     ],
 )
 def test_nothing_is_named_without_one_file_in_a_files_place(files, text):
