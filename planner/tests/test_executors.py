@@ -68,6 +68,12 @@ def test_append_adds_no_separator_to_an_empty_file_or_one_that_ends_a_line(cat, 
     assert (workspace / "ended.txt").read_text() == "buy milk\ncall mom\n"
 
 
+def test_a_line_appended_to_a_file_whose_lines_end_ends_too(cat, ctx, workspace):
+    (workspace / ".env").write_text("DEBUG=false\nPORT=8080\n")
+    assert call(cat, ctx, "write_files", path=".env", content="DB_NAME=vendite", append=True)["ok"]
+    assert (workspace / ".env").read_text() == "DEBUG=false\nPORT=8080\nDB_NAME=vendite\n"
+
+
 def test_bad_args_are_rejected_by_the_manifest_schema(cat, ctx):
     result = call(cat, ctx, "read_files", path="notes/a.md")
     assert result["error_class"] == "invalid_args" and "paths" in result["error"]

@@ -16,14 +16,24 @@ def run(args: dict, ctx: ExecContext) -> dict:
     append = bool(args.get("append"))
     if append and content and _needs_separator(path):
         content = "\n" + content  # appended text starts a new line, not the end of the last one
+    elif append and content and not content.endswith("\n") and _ends_a_line(path):
+        content += "\n"  # a file whose lines each end keeps them so: "DB_NAME=x" appended to an .env
     with path.open("a" if append else "w", encoding="utf-8") as fh:
         fh.write(content)
     return {"ok": True, "path": ctx.rel(path), "bytes": len(content.encode("utf-8")), "appended": append}
 
 
-def _needs_separator(path) -> bool:
+def _last_byte(path) -> bytes:
     if not path.is_file() or path.stat().st_size == 0:
-        return False
+        return b""
     with path.open("rb") as fh:
         fh.seek(-1, 2)
-        return fh.read(1) not in (b"\n", b"\r")
+        return fh.read(1)
+
+
+def _needs_separator(path) -> bool:
+    return _last_byte(path) not in (b"", b"\n", b"\r")
+
+
+def _ends_a_line(path) -> bool:
+    return _last_byte(path) in (b"\n", b"\r")
