@@ -49,6 +49,12 @@ _QUESTION = re.compile(
 
 
 # Sentences before the last one: "Sto iniziando la tesi. Mi crei le cartelle …?"
+# «mettici un file semina.md con scritto "…"»: "put" with a new file's text is making that file.
+_PUT_TEXT = re.compile(
+    r"\b(?:mettici|scrivici|mettiamoci)\b(?=\s+(?:un|il|uno|a|the)?\s*(?:nuovo\s+)?file\b.*\b(?:con scritto|"
+    r"con il testo|con dentro scritto|che dice)\b)",
+    re.IGNORECASE,
+)
 CONTEXT = re.compile(r"^(.+?[.!])\s+(?=\S)", re.DOTALL)
 
 
@@ -96,6 +102,7 @@ def plan_for(text: str, *, candidates: list[Executor], workspace: Path | None) -
     """The one-step plan the request fully types, or None (the proposer plans). The intent is read
     from the request's own words with quoted text left out: "salva 'compra il latte'" asks to
     save, whatever the quote says."""
+    text = _PUT_TEXT.sub("crea", text)
     req = request_of(text, workspace)
     context = CONTEXT.match(text)
     if req.unexplained and context and not request_of(context.group(1), workspace).values:

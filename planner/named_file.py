@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from planner import name_share, personal
+from planner import dropped, name_share, personal
 from planner import params as P
 from planner.intent import _OBJECT_STEMS, _VERB_STEMS
 from planner.text import STOPWORDS, fold, stems, whole
@@ -99,6 +99,8 @@ def resolve(text: str, previous: dict, workspace: Path | None) -> Named | None:
     """The request with the one file its words name typed in (any of the ways above), or None."""
     if workspace is None:
         return None
+    if (gone := dropped.rewrite(text, workspace)) is not None:  # «la cartella foto non mi serve, toglila»
+        return Named(gone[0], gone[1], ())
     typed = _typed(text, workspace)  # the request's typed paths, read once for every form
     return (
         in_folder(text, workspace)

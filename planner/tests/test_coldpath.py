@@ -107,6 +107,9 @@ def cold(cat, workspace):
         ("I'm tidying up my workspace today. Delete data.txt.", [("delete_files", {"paths": ["data.txt"]})]),
         ("Sto iniziando la tesi. Mi crei le cartelle tesi/capitoli e tesi/immagini?",
          [("make_dirs", {"paths": ["tesi/capitoli", "tesi/immagini"]})]),
+        # "put" with a new file's text makes the file
+        ('mettici un file notes/semina.md con scritto "pomodori a marzo"',
+         [("write_files", {"path": "notes/semina.md", "content": "pomodori a marzo"})]),
     ],
 )  # fmt: skip
 def test_a_fully_typed_request_gets_its_one_step_plan(cold, text, steps):
