@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from planner import canonical, terms
+from planner import canonical, copies, terms
 from planner.catalog import Executor
 from planner.cold_args import OWN_OBJECT, bind_arg
 from planner.cold_request import Ambiguous, Request, request_of
@@ -103,6 +103,7 @@ def plan_for(text: str, *, candidates: list[Executor], workspace: Path | None) -
     from the request's own words with quoted text left out: "salva 'compra il latte'" asks to
     save, whatever the quote says."""
     text = _PUT_TEXT.sub("crea", text)
+    text = copies.INTO_FOLDER.sub(lambda m: f"in {m.group('name')}/", text)  # «in una cartella nuova, definitivi»
     req = request_of(text, workspace)
     context = CONTEXT.match(text)
     if req.unexplained and context and not request_of(context.group(1), workspace).values:

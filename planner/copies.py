@@ -25,6 +25,13 @@ _COPY = re.compile(  # a verb, not a name: "write x to copy.md" copies nothing
     r"(?![\w/-]|\.\w)"
 )
 # Which lines, besides a range (cold_args.LINE_RANGE): "the first 10 lines", «le ultime 3 righe».
+# A folder to put something in, named after its noun: «in una cartella nuova, definitivi», "into a
+# new folder called drafts".
+INTO_FOLDER = re.compile(
+    r"\b(?:in|into|to|nella|dentro)\s+(?:una|a|la|the|an?)?\s*(?:nuova\s+|new\s+)?(?:cartella|folder|directory)"
+    r"(?:\s+nuova)?\s*,?\s+(?:(?:called|named|chiamata|di nome)\s+)?(?P<name>[a-z0-9_][\w.-]*)\s*[.!?]*$",
+    re.IGNORECASE,
+)
 _ENDS = re.compile(r"\b(?P<end>first|last|prime|primi|ultime|ultimi)\s+(?P<n>\d{1,5}|[a-z]+)\s+(?:lines|righe)\b")
 
 
@@ -34,6 +41,8 @@ def plan_for(text: str, *, tools: set[str], workspace: Path | None) -> Plan | No
         return None
     values = P.extract(text, workspace).values
     paths = [v.text for v in values if v.type == "path"]
+    if len(paths) == 1 and (folder := INTO_FOLDER.search(folded)):
+        paths.append(folder.group("name") + "/")  # «copia a.txt in una cartella candidature»
     if len(paths) != 2 or any(v.type in ("glob", "url", "quoted") for v in values):
         return None
     return of_file(paths[0], paths[1], text, workspace)

@@ -105,7 +105,8 @@ _FIRST_FILE_TOOL = (
     ("write_files", whole(r"write|save|store|append|add|note down|put|create|overwrite|"
                          r"make (?:me )?(?:a|an)|creare|scrivere|salvare|aggiungere|annotare|"
                          r"make (?:a |an )?(?:new )?(?:file|note)|"
-                         r"scrivi|salva|aggiungi|annota|metti|crea|accoda|salvalo|salvala|scrivilo|scrivila|inserisci")),
+                         r"scrivi|salva|aggiungi|annota|metti|crea|accoda|salvalo|salvala|scrivilo|scrivila|inserisci|"
+                         r"mettici|scrivici")),
     ("grep_files", whole(r"mention|mentions|mentioning|contain|contains|containing|search (?:for|in)|grep|look for|"
                         r"search (?:my|the|all|all my|all the) [\w./-]+ for|"
                         r"talks? about|parla(?:no)? di|cerca dentro|search inside|look inside|cercal[oaie]|"

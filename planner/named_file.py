@@ -135,7 +135,9 @@ def _without(text: str, values: list) -> str:
 _ON_IT = re.compile(
     r"\b(?:(?P<clitic>copia|sposta|rinomina|duplica|archivia|comprimi)(?:me|ce)?(?:lo|la)|"
     r"(?P<verb>copy|move|rename|duplicate|archive|copia|sposta|rinomina|duplica|archivia)\s+"
-    r"(?:it|that|that file|this file|the file|il file|questo file|quel file))\b",
+    r"(?:it|that|that file|this file|the file|il file|questo file|quel file)|"
+    # «fanne anche una copia in candidature/», "make a copy of it in backup/"
+    r"(?:fanne|fammene)(?: anche| pure)? (?P<copy>una copia)|make a (?P<copy_en>copy) of (?:it|that))\b",
     re.IGNORECASE,
 )
 
@@ -148,7 +150,7 @@ def the_last(text: str, previous: dict, workspace: Path | None, typed: list | No
         return None
     if any(v.type == "path" and _is_file(workspace, v.text) for v in _typed(text, workspace, typed)):
         return None  # a file of its own
-    verb = match.group("clitic") or match.group("verb")
+    verb = match.group("clitic") or match.group("verb") or ("copia" if match.group("copy") else "copy")
     return Named(f"{text[: match.start()]}{verb} {files[0]}{text[match.end() :]}", files[0], (match.group(0),))
 
 

@@ -83,6 +83,12 @@ _DESTINATION = re.compile(
     r"cartella|cartelle)\s+)*[`'\"]?$",
     re.IGNORECASE,
 )
+# The thing first, then a changing verb whose pronoun is that thing: «bozze/finale.txt spostala in …».
+_CLITIC_AFTER = re.compile(
+    r"^[`'\"]?\s*,?\s*(?:(?:e|ora|pure|poi)\s+)?(?:sposta|rinomina|cancella|elimina|rimuovi|togli|modifica|"
+    r"aggiorna|correggi|sovrascrivi|butta)(?:mi|ce|me)?(?:lo|la|li|le)\b",
+    re.IGNORECASE,
+)
 # «aggiungi 'uova' a lista.txt», "add 'x' to the end of log.md": after an adding verb, "a"/"to" too.
 _ADD_TO = re.compile(
     r"\b(append|add|aggiungi|accoda|appendi)\b.*\b(to|onto|a|al|alla|allo|in|nel|nella|in fondo a|"
@@ -164,6 +170,8 @@ def _named_as_destination(request_text: str, workspace: Path, target: Path) -> b
                 return True
             if _WHERE_FIRST.match(request_text[: match.start()]) and _EDIT_AFTER.match(request_text[match.end() :]):
                 return True  # «in progetto/db.py cambia 'a' in 'b'»: where first, then the edit
+            if _CLITIC_AFTER.match(request_text[match.end() :]):
+                return True  # «ok allora bozze/finale.txt spostala in definitivi/»: the thing, then its verb
     return _named_by_kind(request_text, rel, workspace)
 
 

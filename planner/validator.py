@@ -189,7 +189,8 @@ _NAME_OBJECTS = {"files": ("files", "lines", "folder"), "urls": ("web",), "time"
 _NAME_VALUES = {"files": ("path", "glob", "ext"), "urls": ("url",), "time": ("datetime",), "compute": ("number",)}
 # "a folder called docs", «la cartella progetti»: the word after the noun is the folder's name.
 _FOLDER_NAMED = re.compile(
-    r"\b(?:folder|directory|cartella)\s+(?:(?:called|named|chiamata|di nome)\s+)?[`'\"«]?([\w][\w.-]*/?)",
+    r"\b(?:folder|directory|cartella)(?:\s+nuova\s*,?)?\s+(?:(?:called|named|chiamata|di nome)\s+)?"
+    r"[`'\"«]?([\w][\w.-]*/?)",
     re.IGNORECASE,
 )
 _NOT_NAMES = STOPWORDS | {"inside", "within", "under", "below", "dentro", "sotto"}
