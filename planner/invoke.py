@@ -10,6 +10,7 @@ import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
+from pathlib import Path
 
 from django.db import connections
 
@@ -56,6 +57,26 @@ def _run(executor: Executor, args: dict, ctx: ExecContext) -> dict:
         connections.close_all()
 
 
+_OS_ERRORS = (
+    (FileExistsError, "{} is a file, where a folder is needed"),
+    (NotADirectoryError, "a part of {} is a file, not a folder"),
+    (IsADirectoryError, "{} is a folder, not a file"),
+    (FileNotFoundError, "{} does not exist"),
+    (PermissionError, "{} cannot be changed: permission denied"),
+)
+
+
+def _said(exc: OSError, ctx: ExecContext) -> str:
+    """An error of the file system, with its path as the workspace names it."""
+    name = "a path"
+    if exc.filename:
+        try:
+            name = ctx.rel(Path(exc.filename))
+        except (ValueError, OSError, ExecutorError):
+            name = Path(str(exc.filename)).name
+    return next(text for kind, text in _OS_ERRORS if isinstance(exc, kind)).format(name)
+
+
 def invoke(executor: Executor, args: dict, ctx: ExecContext) -> tuple[dict, float]:
     """Run the executor; returns (result, latency in ms)."""
     started = time.perf_counter()
@@ -69,6 +90,8 @@ def invoke(executor: Executor, args: dict, ctx: ExecContext) -> tuple[dict, floa
         result = failure("timeout", f"{executor.name} did not finish within {executor.timeout_s:.0f} s")
     except ExecutorError as exc:
         result = failure(exc.error_class, exc.message)
+    except (FileExistsError, NotADirectoryError, IsADirectoryError, FileNotFoundError, PermissionError) as exc:
+        result = failure("invalid_args", _said(exc, ctx))  # the user's path, never the server's
     except Exception as exc:
         logger.warning("executor %s crashed", executor.name, exc_info=True)
         result = failure("crashed", f"{executor.name} failed: {exc.__class__.__name__}: {str(exc)[:300]}")

@@ -74,6 +74,12 @@ def test_a_line_appended_to_a_file_whose_lines_end_ends_too(cat, ctx, workspace)
     assert (workspace / ".env").read_text() == "DEBUG=false\nPORT=8080\nDB_NAME=vendite\n"
 
 
+def test_a_file_where_a_folder_is_needed_is_a_clear_error_with_the_users_path(cat, ctx, workspace):
+    result = call(cat, ctx, "write_files", path="notes/a.md/errors.log", content="x")
+    assert result == {"ok": False, "error_class": "invalid_args", "error": "notes/a.md is a file, where a folder is needed"}
+    assert str(workspace) not in result["error"]
+
+
 def test_bad_args_are_rejected_by_the_manifest_schema(cat, ctx):
     result = call(cat, ctx, "read_files", path="notes/a.md")
     assert result["error_class"] == "invalid_args" and "paths" in result["error"]
