@@ -76,7 +76,8 @@ def test_a_line_appended_to_a_file_whose_lines_end_ends_too(cat, ctx, workspace)
 
 def test_a_file_where_a_folder_is_needed_is_a_clear_error_with_the_users_path(cat, ctx, workspace):
     result = call(cat, ctx, "write_files", path="notes/a.md/errors.log", content="x")
-    assert result == {"ok": False, "error_class": "invalid_args", "error": "notes/a.md is a file, where a folder is needed"}
+    said = "notes/a.md is a file, where a folder is needed"
+    assert result == {"ok": False, "error_class": "invalid_args", "error": said}
     assert str(workspace) not in result["error"]
 
 
