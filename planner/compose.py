@@ -23,6 +23,7 @@ from planner.decision import decide
 from planner.intent import extract
 from planner.plan import parse
 from planner.route import ExplicitModelUnavailable, route, route_error
+from planner.signature import signed
 from planner.text import language
 from planner.turn import Sink, TurnInput, TurnOutcome
 from planner.validator import validate
@@ -116,7 +117,7 @@ def run(inp: TurnInput, cat: Catalog, sink: Sink, ids: dict) -> TurnOutcome | No
     written = direct.answer(asked, chosen, sink, ids)
     if written.final_kind != "answer" or not written.text.strip():
         return written
-    text = written.text.strip()
+    text = signed(inp.text, written.text.strip())
     # The answer is the words and where they went, after an approval too (it replaces the turn's message).
     kept_at = "Salvato in ${step1.path}." if language(inp.text) == "it" else "Saved to ${step1.path}."
     said = f"{text.replace('${', '$ {')}\n\n{kept_at}"

@@ -19,6 +19,7 @@ from django.conf import settings
 
 from core.ir import ChatRequest, Message
 from planner import conversation, llm, recall
+from planner.signature import signed
 from planner.text import sure_language
 from planner.turn import Sink, TurnInput, TurnOutcome
 from routing.chain import RouteDecision
@@ -132,6 +133,7 @@ def answer(inp: TurnInput, decision: RouteDecision, sink: Sink, ids: dict) -> Tu
     text = llm.model_text(result.text)
     if result.cancelled:
         return TurnOutcome(final_kind="error", text=text, error="cancelled by the user", **common)
+    text = signed(inp.text, text)  # "… and sign it Tom": the name the small model dropped
     if not text.strip():
         text = _NO_ANSWER["it" if (sure_language(inp.text) or inp.lang) == "it" else "en"]
     return TurnOutcome(final_kind="answer", text=text, **common)
