@@ -43,6 +43,11 @@ _LEAST = re.compile(
 )
 # «quale mese è costato di più?», «quanto è stata la spesa più alta?»
 _WHICH = re.compile(r"\b(?:which|what|who|how much|qual|quale|quali|chi|che|quanto|quanta)\b")
+# "… and on which day?", «… e in che giorno?»: the row of the most or the least, which its answer names.
+_WHICH_ROW = re.compile(
+    r",?\s+(?:e|and)\s+(?:(?:in|on|di|a)\s+)?(?:che|quale|which|what)\s+(?:giorno|day|data|date|mese|month|anno|year)\b|"
+    r",?\s+(?:e|and)\s+(?:quando|when)\b"
+)
 # A count of things held, for the column of quantities: «quanti pezzi ho in totale?».
 _HOW_MANY = re.compile(r"\b(?:how many|quanti|quante|pieces|pezzi|units|unita)\b")
 QUANTITY = re.compile(r"^(?:qty|quantity|quantities|quantita|q\.?ta|pezzi|pieces|count|stock|giacenza|units|unita|n)$")
@@ -102,7 +107,7 @@ def plan_for(text: str, *, tools: set[str], workspace: Path | None) -> Plan | No
     paths = paths_named(P.extract(text, workspace).values)
     if len(paths) != 1:
         return None
-    asked = fold(text[: paths[0].start] + " " + text[paths[0].end :])
+    asked = _WHICH_ROW.sub("", fold(text[: paths[0].start] + " " + text[paths[0].end :]))
     return _computed(asked, asked, paths[0].text, workspace, text)
 
 
@@ -133,7 +138,7 @@ def again(text: str, previous_request: str, path: str, workspace: Path | None) -
     """After a turn on `path`: "and on eating out?", «e Luca quanto ha pagato?» (the last question,
     of the rows this message names), or a question of its own about it ("which month was the most
     expensive?", «qual è il totale adesso?»)."""
-    folded = fold(text)
+    folded = _WHICH_ROW.sub("", fold(text))  # the most's answer names its row: its day is said
     if workspace is None or _CHANGE.search(folded) or _COUNTED.search(folded) or len(folded.split()) > 10:
         return None
     found = _computed(fold(previous_request) + " " + folded, folded, path, workspace, text, rows_required=True)

@@ -202,6 +202,17 @@ def test_rows_picked_by_a_word_after_a_preposition_a_prose_log_and_a_short_heade
     assert _computed("la media delle minime in temp.csv", files) == "mean([18, 21])"
 
 
+def test_the_most_and_on_which_day_is_the_most_whose_answer_names_its_row(files):
+    (files / "temp.csv").write_text("data,min,max\n2024-07-01,18,29\n2024-07-05,22,35\n2024-07-08,19,27\n")
+    shown = {"request": "fammi vedere le ultime 3 righe di temp.csv", "files": ["temp.csv"],
+             "plan": {"steps": [{"tool": "read_files", "args": {"paths": ["temp.csv"], "tail_lines": 3}}]}}  # fmt: skip
+    for asked in ("qual è stata la massima più alta e in che giorno?", "what was the highest max, and on which day?"):
+        found = followup.resolve(asked, shown, files)
+        assert found.plan.steps[1].args["expression"] == "max([29, 35, 27])", asked
+        assert found.plan.final_message.startswith("2024-07-05")
+    assert _computed("qual è la massima più alta in temp.csv e quando?", files) == "max([29, 35, 27])"
+
+
 def test_a_cell_is_set_by_its_row_and_column_and_the_median_is_asked(files):
     from planner import edits
 
