@@ -154,7 +154,7 @@ def decide(
     own = own_objects.find(folded, extraction, definition=bool(_DEFINITION.search(folded)))
     if own is not None and own[0] == "schedule_recurring" and own_objects.bare_schedule(folded):
         return Decision("ask", ("a schedule without what to do",), 0.8, question=missing.question(text))
-    if own is not None and own[0] in _NEEDS_ITS_OWN and missing.missing_object(folded):
+    if own is not None and own[0] in _NEEDS_ITS_OWN and missing.missing_object(folded, pronoun=True):
         # «aggiungilo alla lista delle cose da fare», «rinominalo con la data di oggi»: the task, the
         # date or the number is there, and what to act on is a pronoun.
         return Decision("ask", ("action without an object",), 0.8, question=missing.question(text))

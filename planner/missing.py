@@ -94,17 +94,18 @@ _MISSING_AFTER = re.compile(
 )
 
 
-def missing_object(folded: str, *, inline: bool = False) -> bool:
+def missing_object(folded: str, *, inline: bool = False, pronoun: bool = False) -> bool:
     """An action on something the request does not name (and no earlier turn is at hand here:
     the follow-up layer resolves "save that" from the session before this decision): "delete
     it", «leggilo», "read the last line of a file", "save 'buy milk'" (saved where?). `inline`:
     the text came with data after a colon; "summarise this: …" works on that data, while
-    "save this: …" still lacks where to keep it."""
+    "save this: …" still lacks where to keep it. `pronoun`: only an object that is a pronoun
+    («aggiungilo», "add it"), not a common noun ("update the todo list" names its list)."""
     folded = _PREAMBLE.sub("", folded)  # «sì, quello. eliminalo pure»: the action follows
     tokens = folded.split()
     if not tokens or len(tokens) > 12:
         return False
-    if _CLITIC_ACTION.search(folded) or (not inline and _ON_A_THING.match(folded)):
+    if _CLITIC_ACTION.search(folded) or (not inline and not pronoun and _ON_A_THING.match(folded)):
         return True
     first = _FIRST_WORD.match(folded)
     if first and len(tokens) <= 4 and not inline and _acting(first.group(1), clitic=True):
@@ -114,11 +115,10 @@ def missing_object(folded: str, *, inline: bool = False) -> bool:
         return bool(_MISSING_AFTER.match(folded[first.end() :]))
     if action is None or (inline and _TRANSFORM.fullmatch(action.group(0))):
         return False
-    return bool(
-        _MISSING_AFTER.match(folded[action.end() :])
-        or _GENERIC_TARGET.search(folded[action.end() :])
-        or (_STORE.match(folded) and len(tokens) <= 6)
-    )
+    after = folded[action.end() :]
+    if _MISSING_AFTER.match(after):
+        return True
+    return not pronoun and bool(_GENERIC_TARGET.search(after) or (_STORE.match(folded) and len(tokens) <= 6))
 
 
 # What a reply says before its action: «sì, quello.», «come ti dicevo prima,», "as I said,".

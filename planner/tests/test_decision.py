@@ -373,6 +373,7 @@ def test_a_cleanup_or_a_schedule_of_nothing_named_asks(text):
         ("mostrami i dettagli dell'attività 'backup settimanale'", "show_recurring"),
         ("quando è stata l'ultima esecuzione di backup-settimanale?", "history_recurring"),
         ("kill the daily standup reminder task for good", "cancel_recurring"),
+        ("update the todo list", "todo_update"),  # names its list: not a pronoun to ask about
         ("fammi l'elenco dei promemoria programmati, anche quelli in pausa", "list_recurring"),
     ],
 )
