@@ -48,13 +48,13 @@ _QUESTION = re.compile(
 )
 
 
-# Sentences before the last one: "Sto iniziando la tesi. Mi crei le cartelle …?"
 # «mettici un file semina.md con scritto "…"»: "put" with a new file's text is making that file.
 _PUT_TEXT = re.compile(
     r"\b(?:mettici|scrivici|mettiamoci)\b(?=\s+(?:un|il|uno|a|the)?\s*(?:nuovo\s+)?file\b.*\b(?:con scritto|"
     r"con il testo|con dentro scritto|che dice)\b)",
     re.IGNORECASE,
 )
+# Sentences before the last one: "Sto iniziando la tesi. Mi crei le cartelle …?"
 CONTEXT = re.compile(r"^(.+?[.!])\s+(?=\S)", re.DOTALL)
 
 

@@ -24,7 +24,6 @@ _COPY = re.compile(  # a verb, not a name: "write x to copy.md" copies nothing
     r"(?<![\w./-])(?:copy|duplicate|copia|duplica|copiami|(?:make|fai|fammi|crea|create|save) (?:a|una) (?:copy|copia))"
     r"(?![\w/-]|\.\w)"
 )
-# Which lines, besides a range (cold_args.LINE_RANGE): "the first 10 lines", «le ultime 3 righe».
 # A folder to put something in, named after its noun: «in una cartella nuova, definitivi», "into a
 # new folder called drafts".
 INTO_FOLDER = re.compile(
@@ -32,6 +31,7 @@ INTO_FOLDER = re.compile(
     r"(?:\s+nuova)?\s*,?\s+(?:(?:called|named|chiamata|di nome)\s+)?(?P<name>[a-z0-9_][\w.-]*)\s*[.!?]*$",
     re.IGNORECASE,
 )
+# Which lines, besides a range (cold_args.LINE_RANGE): "the first 10 lines", «le ultime 3 righe».
 _ENDS = re.compile(r"\b(?P<end>first|last|prime|primi|ultime|ultimi)\s+(?P<n>\d{1,5}|[a-z]+)\s+(?:lines|righe)\b")
 
 

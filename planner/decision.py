@@ -300,9 +300,8 @@ def _file_tool(
     if derived and "path" not in types:
         return "list_files" if derived[0].kind == "root" else "find_files"
     if "path" in types:
-        folder = next((v for v in extraction.values if v.type == "path"), None)
         named = {fold(_folder_name(m)).rstrip("/") for m in _FOLDER.finditer(folded)}
-        if folder is not None and (fold(folder.text) in named or reads_as_folder(workspace, folder.text)):
+        if fold(paths[0]) in named or reads_as_folder(workspace, paths[0]):
             return "list_files"
         return "read_files"
     if _FOLDER.search(folded):

@@ -13,7 +13,6 @@ from pathlib import Path
 
 from planner import name_share
 from planner import params as P
-from planner.text import fold
 from planner.workspace import exists
 
 _DROP = re.compile(
@@ -22,8 +21,8 @@ _DROP = re.compile(
     r"(?P<serve>.+?) non (?:mi |ci )?serve(?: piu| più)?|"
     r"(?P<useless>.+?) (?:is|e|è) (?:obsolete|obsolet[oa]|useless|inutile|not needed|no longer needed))"
     r"\s*[,;.!]\s*(?:(?:so|quindi|allora|e|and|just|please)\s+)*"
-    r"(?P<verb>(?:togli|cancella|elimina|rimuovi|butta)(?:lo|la|li|le)|(?:delete|remove|trash|ditch) (?:it|them)|"
-    r"get rid of (?:it|them))"
+    r"(?:(?P<italian>(?:togli|cancella|elimina|rimuovi|butta)(?:lo|la|li|le))|"
+    r"(?:delete|remove|trash|ditch) (?:it|them)|get rid of (?:it|them))"
     r"(?:\s+(?:pure|please|per favore|via))?\s*[.!]*$",
     re.IGNORECASE,
 )
@@ -43,8 +42,7 @@ def rewrite(text: str, workspace: Path | None) -> tuple[str, str] | None:
     path = _path(thing, workspace)
     if path is None:
         return None
-    italian = fold(match.group("verb")).split()[0][:3] in ("tog", "can", "eli", "rim", "but")
-    return f"{'elimina' if italian else 'delete'} {path}", path
+    return f"{'elimina' if match.group('italian') else 'delete'} {path}", path
 
 
 def _path(thing: str, workspace: Path) -> str | None:

@@ -42,11 +42,13 @@ _MISSING_OBJECT = whole(
     r"(?:that|this) (?:reminder|job)|(?:quel|questo) (?:promemoria|job)|"
     r"(?:the|that|this) (?:command|thing)|(?:il|quel|questo) comando|(?:la|quella|questa) cosa"
 )
+# Words a reply may open with before a clitic verb: «e poi cancellalo», «perfetto, accorcialo».
+_OPENING = r"^(?:(?:e|ora|adesso|poi|e poi|ok|allora|bene|perfetto)[\s,]+)*"
 _CLITIC_ACTION = re.compile(
     r"^(?:(?:me|te|ce|glie) ?l[oaie] (?:apri|leggi|mostri|cancelli|elimini|salvi|esegui|mandi|copi|sposti|rinomini)\b)|"
     r"^(?:(?:same|the same) as before|come prima|stessa cosa (?:di|come) prima)\b|"
     r"\b(?:righe|parole|caratteri)\b.{0,20}\bne ha\b|"
-    r"^(?:(?:e|ora|adesso|poi|e poi|ok|allora|bene|perfetto)[\s,]+)*"
+    rf"{_OPENING}"
     r"(?:leggi|apri|mostra|cancella|elimina|rimuovi|salva|scrivi|sposta|rinomina|esegui|lancia|copia|invia|"
     r"modifica|aggiungi|manda|fal|riassumi|traduci|stampa|condividi|inoltra|rileggi|riapri|aggiorna|chiudi|"
     r"scarica|carica|comprimi|zippa|converti|ordina|duplica|butta|archivia|correggi|allega|spedisci|pubblica|"
@@ -54,7 +56,7 @@ _CLITIC_ACTION = re.compile(
     r"(?:lo|la|li|le|melo|mela|ne)\b|"
     # Reshaped with no manner said: «accorcialo», not «riscrivilo come elenco puntato» (the last answer
     # reshaped in words).
-    r"^(?:(?:e|ora|adesso|poi|e poi|ok|allora|bene|perfetto)[\s,]+)*(?:accorcia|allunga|riscrivi)(?:lo|la|li|le)\b"
+    rf"{_OPENING}(?:accorcia|allunga|riscrivi)(?:lo|la|li|le)\b"
     r"(?! (?:come|in|piu|meno|con|senza|a|al|alla|usando)\b)|"
     # "sposta tutto nell'altra cartella": everything of something nobody named.
     rf"{_LEAD}(?:sposta|copia|cancella|elimina|move|copy|delete|remove) "

@@ -40,12 +40,12 @@ _ABOUT_CONTENT = whole(
     r"dove|cosa|che cosa|c'e|aggiungi\w*|togli\w*|rimuovi\w*|cancella\w*|elimina\w*|cambia\w*|sostituisci\w*|"
     r"segna\w*|spunta\w*|metti\w*|imposta\w*|aggiorna\w*|correggi\w*|trov\w*"
 )
-# A piece of writing asked for: its topic is not a file.
 # What a folder holds: asked of a folder, it is its listing.
 _LISTING = whole(
     r"cosa c'e (?:in|dentro|nel|nella|nello)|che c'e (?:in|dentro|nel|nella)|what(?:'s| is) in(?:side)?|"
     r"contents? of|contenuto (?:di|del|della)|list|elenca\w*|which files|quali file|che file|cosa contiene"
 )
+# A piece of writing asked for: its topic is not a file.
 _WRITING = whole(
     r"write|compose|draft|invent|poem|story|essay|explain|tell me about|tell me a|"
     r"scrivi\w*|componi\w*|inventa\w*|poesia|storia|racconta\w*|spiega\w*|tema su"
@@ -137,7 +137,7 @@ _ON_IT = re.compile(
     r"(?P<verb>copy|move|rename|duplicate|archive|copia|sposta|rinomina|duplica|archivia)\s+"
     r"(?:it|that|that file|this file|the file|il file|questo file|quel file)|"
     # «fanne anche una copia in candidature/», "make a copy of it in backup/"
-    r"(?:fanne|fammene)(?: anche| pure)? (?P<copy>una copia)|make a (?P<copy_en>copy) of (?:it|that))\b",
+    r"(?:fanne|fammene)(?: anche| pure)? (?P<copy>una copia)|make a copy of (?:it|that))\b",
     re.IGNORECASE,
 )
 

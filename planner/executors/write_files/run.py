@@ -14,9 +14,10 @@ def run(args: dict, ctx: ExecContext) -> dict:
     path.parent.mkdir(parents=True, exist_ok=True)
     ctx.checkpoint(path)
     append = bool(args.get("append"))
-    if append and content and _needs_separator(path):
+    last = _last_byte(path) if append and content else b""
+    if last not in (b"", b"\n", b"\r"):
         content = "\n" + content  # appended text starts a new line, not the end of the last one
-    elif append and content and not content.endswith("\n") and _ends_a_line(path):
+    elif last and not content.endswith("\n"):
         content += "\n"  # a file whose lines each end keeps them so: "DB_NAME=x" appended to an .env
     with path.open("a" if append else "w", encoding="utf-8") as fh:
         fh.write(content)
@@ -29,11 +30,3 @@ def _last_byte(path) -> bytes:
     with path.open("rb") as fh:
         fh.seek(-1, 2)
         return fh.read(1)
-
-
-def _needs_separator(path) -> bool:
-    return _last_byte(path) not in (b"", b"\n", b"\r")
-
-
-def _ends_a_line(path) -> bool:
-    return _last_byte(path) in (b"\n", b"\r")
