@@ -42,6 +42,9 @@ def rewrite(text: str, workspace: Path | None) -> tuple[str, str] | None:
     path = _path(thing, workspace)
     if path is None:
         return None
+    if exists(workspace, path, "is_dir"):  # a folder goes with what it holds: «elimina la cartella progetti/»
+        said = f"{'elimina la cartella' if match.group('italian') else 'delete the folder'} {path.rstrip('/')}/"
+        return said, path
     return f"{'elimina' if match.group('italian') else 'delete'} {path}", path
 
 
