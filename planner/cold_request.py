@@ -197,7 +197,8 @@ INSIDE = r"\s+(?:inside|in|within|under|into|dentro|sotto|nella)\s+(?:the |la |i
 _FRESH_FOLDER = re.compile(
     r"\b(?:folder|directory|dir|cartella)(?:\s+(?:nuova|new))?(?:\s*,)?\s+"
     r"(?:(?:called|named|chiamata|di nome|dal nome)\s+)?"
-    r"(?!(?:with|for|in|of|and|con|per|di|e|a|the|la|il|that|che|containing|contenente|which|where|dove|nuova|new)\b)"
+    r"(?!(?:with|for|in|of|and|con|per|di|e|a|the|la|il|that|che|containing|contenente|which|where|dove|nuova|new|"
+    r"called|named|chiamata|chiamato)\b)"
     r"([a-z0-9][\w-]*)(?=\s|$|[.,!?])"
 )
 

@@ -35,7 +35,7 @@ _CUT = re.compile(
 )
 # The folder the part before made or moved things to.
 _INTO_IT = re.compile(
-    r"\b(?:into|in|inside) (?:it|there|that folder|the new folder)\b|\bthere\b|"
+    r"\b(?:into|in|inside|to) (?:it|there|that folder|the new folder)\b|\bthere\b|"
     r"\b(?:l[iì] dentro|dentro(?: di essa)?|in essa|in quella cartella|nella nuova cartella)\b",
     re.IGNORECASE,
 )

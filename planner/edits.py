@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from planner import checklist, corrections, retype, stock, tables
+from planner import checklist, corrections, retype, sorting, stock, tables
 from planner import params as P
 from planner.keys import key_line as _key_line
 from planner.keys import named as _keys_named
@@ -352,6 +352,7 @@ def on_last_file(text: str, previous: dict, workspace: Path | None) -> tuple[str
         or _instead(text, content, "")
         or _counted(text, content, "")
         or _retyped(text, content, about)
+        or sorting.change(text, content)
     )
     if change is None and _items(content):  # "add my Kindle to it", «togli il latte dalla lista»
         said = _on_the_list(text)
@@ -397,4 +398,4 @@ def _on_the_list(text: str) -> str:
 
 
 _FORMS = (checklist.tick, _set_key, tables.cell, _replace, _instead, _counted, _key_named, _retyped, _add_items,
-          _remove_item, corrections.corrected)  # fmt: skip
+          _remove_item, corrections.corrected, sorting.change)  # fmt: skip

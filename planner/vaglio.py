@@ -78,9 +78,10 @@ _DESTINATION = re.compile(
     r"\b(to|into|onto|as|over|overwrite|update|edit|modify|change|replace|fix|rewrite|append|save|write|"
     r"delete|remove|erase|rm|move|rename|create|make|mkdir|get rid of|throw away|butta via|"
     r"sovrascrivi|aggiorna|modifica|cambia|correggi|riscrivi|salva|scrivi|aggiungi|nel|nella|sul|sulla|"
-    r"elimina|cancella|rimuovi|sposta|rinomina|crea|metti)(?:mi|ci|melo|mela|meli|mele)?"  # «rinominami il file …»
+    # «rinominami il file …»: a clitic after the verb
+    r"elimina|cancella|rimuovi|sposta|rinomina|crea|metti|sort|ordina|riordina)(?:mi|ci|melo|mela|meli|mele)?"
     r"\s+(?:(?:the|file|files|folder|folders|directory|il|la|lo|i|le|gli|in|a|an|un|una|uno|new|nuova|nuovo|"
-    r"cartella|cartelle)\s+)*[`'\"]?$",
+    r"cartella|cartelle)\s+)*(?:(?:called|named|chiamat[ao]|di nome)\s+)?[`'\"]?$",  # "a folder called …"
     re.IGNORECASE,
 )
 # The thing first, then a changing verb whose pronoun is that thing: «bozze/finale.txt spostala in …».

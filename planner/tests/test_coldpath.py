@@ -289,3 +289,14 @@ def test_which_files_hold_a_word_is_a_search(cold, text):
 
 def test_the_word_said_to_be_one_is_searched_for_and_compare_is_not_compute(cold):
     assert cold("in quali file compare la parola mascarpone?") == [("grep_files", {"pattern": "mascarpone"})]
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ("make a folder called archive/2024", "archive/2024"),
+        ("crea una cartella chiamata archivio/2024", "archivio/2024"),
+    ],
+)
+def test_called_before_a_nested_folder_is_not_the_folder_name(cold, text, path):
+    assert cold(text) == [("make_dirs", {"paths": [path]})]

@@ -103,11 +103,16 @@ def test_a_models_plan_is_one_pipeline(cat):
 
 
 @pytest.mark.django_db
-def test_both_actions_run_with_no_model_call(planner_model, files):
+@pytest.mark.parametrize(
+    "text",
+    [
+        "make a folder archive/2024 and move budget.xlsx into it",
+        "make a folder called archive/2024 and move budget.xlsx to it",  # "called": the folder is named
+    ],
+)
+def test_both_actions_run_with_no_model_call(planner_model, files, text):
     ids = {"turn_id": str(uuid.uuid4()), "session_id": str(uuid.uuid4()), "user_id": 1}
-    outcome = run_turn(
-        TurnInput(**ids, text="make a folder archive/2024 and move budget.xlsx into it", workspace_path=files)
-    )
+    outcome = run_turn(TurnInput(**ids, text=text, workspace_path=files))
     assert outcome.final_kind == "answer" and outcome.model_calls == 0 and planner_model.requests == []
     assert (files / "archive/2024/budget.xlsx").exists() and not (files / "budget.xlsx").exists()
     assert outcome.text.splitlines()[0] == "Created the folder archive/2024/."
