@@ -129,6 +129,12 @@ def _listing(result: dict, it: bool, request: str) -> str:
     return f"{found} {noun}:\n" + "\n".join(lines + tail)
 
 
+def _folder(result: dict, it: bool, request: str) -> str:
+    if not result.get("entries"):  # "what's in archive?" on an empty folder says so
+        return "La cartella è vuota." if it else "The folder is empty."
+    return _listing(result, it, request)
+
+
 def _entry_line(entry: dict) -> str:
     if "line" in entry and "text" in entry:  # a match: where, then what
         return f"{entry.get('path', '')}:{entry['line']}: {entry['text']}"
@@ -277,7 +283,7 @@ def _text(key: str) -> Callable[[dict, bool, str], str | None]:
 
 _SAY: dict[str, Callable[[dict, bool, str], str | None]] = {
     "read_files": _read,
-    "list_files": _listing,
+    "list_files": _folder,
     "find_files": _listing,
     "grep_files": _listing,
     "get_urls": _listing,

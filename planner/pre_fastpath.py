@@ -1,11 +1,12 @@
 """The pre_fastpath layer: greetings, thanks and goodbyes (English and Italian) get their
 reply at once, with no model and no plan; so does "what can you do?", answered from the real
-catalog (a model would invent tools)."""
+catalog (a model would invent tools), and "what did I ask you first?", quoted from the history."""
 
 from __future__ import annotations
 
 import re
 
+from planner import said_before
 from planner.catalog import catalog
 from planner.text import fold
 
@@ -56,9 +57,13 @@ def lists_capabilities(answer: str) -> bool:
     return answer.startswith(CAPABILITIES_HEAD)
 
 
-def reply(text: str, *, commands: str = "") -> str | None:
+def reply(text: str, *, commands: str = "", history: tuple = (), summary: str = "") -> str | None:
     """`commands`: the slash commands as plain text, from the caller (the planner knows no
-    surface); without it the answer points to /help."""
+    surface); without it the answer points to /help. `history` and `summary`: the session's, for
+    "what did I ask you first?" (planner.said_before)."""
+    asked = said_before.reply(text, history, summary=summary)
+    if asked is not None:
+        return asked
     folded = fold(text)
     if _CAPABILITIES_EN.match(folded):
         return capabilities(italian=False, commands=commands)

@@ -113,6 +113,8 @@ def test_listings_count_their_entries_and_an_empty_one_says_so():
              "count": 2}  # fmt: skip
     assert of_result("list_files", found) == "2 result(s):\nnotes/a.md\ndocs/"
     assert of_result("find_files", {"ok": True, "entries": [], "count": 0}) == "Nothing found."
+    empty = {"ok": True, "entries": [], "count": 0}
+    assert of_result("list_files", empty, "elenca i miei file") == "La cartella è vuota."
     assert of_result("grep_files", {"ok": True, "entries": [], "count": 0}, "cerca TODO nei miei file") == (
         "Nessun risultato."
     )

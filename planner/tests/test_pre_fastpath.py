@@ -3,6 +3,7 @@ the real catalog, in English and Italian, with no model."""
 
 import pytest
 
+from core.ir import Message
 from planner import pre_fastpath
 from planner.catalog import catalog
 
@@ -67,3 +68,31 @@ def test_greetings_and_thanks_with_a_word_around_them_are_answered_at_once(text,
 @pytest.mark.parametrize("text", ["hi, read notes.md", "hey, what time is it?", "thanks, now delete it"])
 def test_a_greeting_before_a_request_is_the_request(text):
     assert pre_fastpath.reply(text) is None
+
+
+_HISTORY = (
+    Message.text("user", "hey there"),
+    Message.text("assistant", "Hello! What can I do?"),
+    Message.text("user", "write a limerick about a cat"),
+    Message.text("assistant", "There once was a cat…"),
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        ("what did I ask you first?", "Your first message was: \u201chey there\u201d"),
+        ("what was my last question?", "Your last message was: \u201cwrite a limerick about a cat\u201d"),
+        ("cosa ti ho chiesto prima?", "Il tuo ultimo messaggio è stato: \u201cwrite a limerick about a cat\u201d"),
+        ("qual era la mia prima domanda?", "Il tuo primo messaggio è stato: \u201chey there\u201d"),
+    ],
+)
+def test_what_the_user_asked_before_is_quoted_from_the_history(text, answer):
+    assert pre_fastpath.reply(text, history=_HISTORY) == answer
+
+
+def test_the_first_message_is_hedged_when_earlier_turns_were_compacted():
+    said = pre_fastpath.reply("what did I ask you first?", history=_HISTORY, summary="The user greeted me.")
+    assert said == "The earliest message I still have word for word is: \u201chey there\u201d"
+    assert pre_fastpath.reply("what did I ask you first?") == "You haven't asked me anything before this."
+    assert pre_fastpath.reply("what did I ask you to do with notes/a.md?", history=_HISTORY) is None
