@@ -193,7 +193,7 @@ def previous_facts(*, turn: Turn) -> dict:
     last = next((t for t in recent if t.layer != "pre_fastpath"), recent[0])
     answers = [said.get((t.id, "assistant"), "") for t in recent if t.layer != "pre_fastpath"]
     previous = {"request": said.get((last.id, "user"), ""), "answer": said.get((last.id, "assistant"), ""),
-                "answers": answers}  # fmt: skip
+                "answers": answers, **_first_and_last(turn)}  # fmt: skip
     planned = next((t for t in recent if (t.trace or {}).get("facts")), None)
     if planned is None:
         return previous
@@ -204,6 +204,17 @@ def previous_facts(*, turn: Turn) -> dict:
     request = facts.get("plan_request") or said.get((planned.id, "user"), "")  # as the plan read it, when recorded
     return {**previous, **facts, "plan_request": request, "plan_turn_id": str(planned.id),
             "plan_is_last": planned.id == last.id}  # fmt: skip
+
+
+def _first_and_last(turn: Turn) -> dict:
+    """The session's first and last messages before `turn` ("what did I ask you first?")."""
+    said = Message.objects.filter(
+        session_id=turn.session_id, role=Message.Role.USER, created_at__lt=turn.created_at,
+        turn__superseded_by__isnull=True,
+    )  # fmt: skip
+    first = said.order_by("created_at").values_list("text", flat=True).first()
+    last = said.order_by("-created_at").values_list("text", flat=True).first()
+    return {"first_message": first or "", "last_message": last or ""}
 
 
 def _steps(trace: dict) -> list[dict]:

@@ -23,6 +23,7 @@ _KNOWN_WORDS = (
     + " percent per cento of x times plus minus divided multiplied moltiplicato diviso over piu meno"
     + " first last top bottom initial final prima prime primi ultima ultime ultimi few"
     + " replace change substitute swap correct fix sostituisci cambia correggi rimpiazza with con"
+    + " subtract sottrai from da"
     + " everything recursively recursive content tutto contenuto ricorsivamente suo sua"
     + " under inside within sotto dentro called named chiamata chiamato nome"
     + " fammi vedere mostrami cosa c'e inside contents"

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from planner import canonical, copies, terms
+from planner import canonical, copies, expressions, terms
 from planner.catalog import Executor
 from planner.cold_args import OWN_OBJECT, bind_arg
 from planner.cold_request import Ambiguous, Request, request_of
@@ -113,6 +113,8 @@ def plan_for(text: str, *, candidates: list[Executor], workspace: Path | None) -
         return None
     intent = extract(_unnamed(req))
     kinds = bool(req.derived) and all(d.kind == "glob" for d in req.derived) and not req.values
+    if not intent.verbs and expressions.operation_verb(req.folded):  # "add 5 and 7", «moltiplica 19 per 7»
+        intent = replace(intent, verb="compute", verbs=("compute",))
     if intent.verbs == ("compute",) and not any(v.type == "number" for v in req.values):
         intent = replace(intent, verb=None, verbs=())  # «in quali file compare …» ("appears"): nothing to compute
     if (req.term or req.shared or kinds) and not intent.verbs:  # «quali file hanno scritto bozza?», «quali csv ho?»

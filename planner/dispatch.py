@@ -60,7 +60,7 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
         return _resume_stopped(turn)
     turn.inp = inp = with_answered_request(inp)
     # A named model means the user wants it to answer.
-    canned = None if inp.model else pre_fastpath.reply(inp.text, history=inp.history, summary=inp.summary)
+    canned = None if inp.model else pre_fastpath.reply(inp.text, previous=inp.previous)
     if canned is not None:
         return _finish(turn, TurnOutcome(final_kind="answer", text=canned, layer="pre_fastpath"))
     cat = catalog()

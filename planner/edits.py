@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from planner import checklist, corrections, retype, sorting, stock, tables
+from planner import checklist, corrections, retype, sorting, stock, tables, the_list
 from planner import params as P
 from planner.keys import key_line as _key_line
 from planner.keys import named as _keys_named
@@ -355,46 +355,10 @@ def on_last_file(text: str, previous: dict, workspace: Path | None) -> tuple[str
         or sorting.change(text, content)
     )
     if change is None and _items(content):  # "add my Kindle to it", «togli il latte dalla lista»
-        said = _on_the_list(text)
+        said = the_list.said(text, _HERE)
         change = (_add_items(said, content, "") or _remove_item(said, content, "")) if said else None
     plan = step(named[0], change, text) if change else None
     return (named[0], plan) if plan else None
-
-
-# The list of the last turn: named by a pronoun ("to it", «alla lista», "from the list"), or not at
-# all when another item is added to it ("also add a hat", "add a charger too", «aggiungi anche X»).
-_IT = re.compile(
-    r"(?<=\s)(?P<prep>to|in|into|on|onto|from|off|a|al|alla|nella|nel|sulla|da|dalla|dal)\s+"
-    r"(?:(?:the|my|that|la|mia|quella)\s+)?(?:it|list|file|lista|elenco)\b",
-    re.IGNORECASE,
-)
-_ALSO = re.compile(
-    r"^(?:(?:and|e|ok|now|ora|poi)[\s,]+)*(?:(?:also|please also)\s+(?=add\b)|"
-    r"(?=add\b.*\s(?:too|as well|at the end|at the bottom|to the end)[.!]*$)|"
-    r"(?:aggiungi(?:ci)?)\s+anche\s+|aggiungici\s+)",
-    re.IGNORECASE,
-)
-
-_BARE_REMOVE = re.compile(
-    r"^(?:(?:and|e|ok|now|ora|poi|also)[\s,]+)*(?P<verb>remove|drop|delete|togli|rimuovi|depenna|leva|cancella|"
-    r"elimina)\s+(?P<what>[^,;:]+?)(?:\s+(?:too|as well|anche|pure))?(?:\s*[,;].*)?$|"
-    r"^(?P<first>[^,;:]+?)[,;]?\s+(?:(?P<clitic>togli|rimuovi|cancella|elimina|depenna|leva)(?:lo|la|li|le)|"
-    r"(?P<phrase>remove|delete|drop) (?:it|them)|take (?:it|them) off)\s*[.!]*$",
-    re.IGNORECASE,
-)
-
-
-def _on_the_list(text: str) -> str:
-    """The message with the list it means written as § (or "" when it means no list)."""
-    if _IT.search(text := text.strip().rstrip(".!")):
-        return _IT.sub(lambda m: f"{m.group('prep')} {_HERE}", text, count=1)
-    if bare := _BARE_REMOVE.match(text):  # «togli la zia Anna, tanto la vediamo a gennaio»
-        verb = bare.group("verb") or bare.group("clitic") or "remove"
-        return f"{verb} {bare.group('what') or bare.group('first')} from {_HERE}"
-    if (also := _ALSO.match(text)) is None:
-        return ""
-    rest = re.sub(r"(?i)^add\s+|\s+(?:too|as well|at the end|at the bottom|to the end)$", "", text[also.end() :])
-    return f"add {rest} to {_HERE}" if rest else ""
 
 
 _FORMS = (checklist.tick, _set_key, tables.cell, _replace, _instead, _counted, _key_named, _retyped, _add_items,

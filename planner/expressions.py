@@ -29,8 +29,24 @@ _WORD_OPERATORS = (
     (r"plus|piu", "+"), (r"minus|meno", "-"), (r"times|multiplied by|moltiplicato per|per", "*"),
     (r"divided by|diviso per|diviso|over", "/"),
 )  # fmt: skip
+# An operation's verb on two numbers: "add 5 and 7", "subtract 3 from 10", «dividi 84 per 4»
+# (where «per» divides, not multiplies).
+_VERB_FORMS = (
+    (
+        re.compile(rf"\b(?:add|sum|somma|aggiungi)\s+({_NUMBER})\s+(?:and|to|plus|e|a|con|piu)\s+({_NUMBER})\b"),
+        "{0} + {1}",
+    ),
+    (re.compile(rf"\b(?:subtract|sottrai|togli)\s+({_NUMBER})\s+(?:from|da)\s+({_NUMBER})\b"), "{1} - {0}"),
+    (re.compile(rf"\b(?:multiply|moltiplica)\s+({_NUMBER})\s+(?:by|and|times|per|e|con)\s+({_NUMBER})\b"), "{0} * {1}"),
+    (re.compile(rf"\b(?:divide|dividi)\s+({_NUMBER})\s+(?:by|per|into|e)\s+({_NUMBER})\b"), "{0} / {1}"),
+)
 _OPERAND = rf"\(*\s*{_NUMBER}\s*\)*"
 _ARITHMETIC = re.compile(rf"{_OPERAND}(?:\s*(?:\*\*|[-+*/\u00d7\u00f7^x])\s*{_OPERAND})+")
+
+
+def operation_verb(folded: str) -> bool:
+    """Whether the request is an operation's verb on two numbers ("add 5 and 7")."""
+    return any(form.search(folded) for form, _ in _VERB_FORMS)
 
 
 def expression(numbers: list[P.Value], folded: str) -> tuple[str, frozenset[str]] | None:
@@ -39,6 +55,9 @@ def expression(numbers: list[P.Value], folded: str) -> tuple[str, frozenset[str]
     if not numbers:
         return None
     uses = frozenset(n.name for n in numbers)
+    for form, written in _VERB_FORMS:
+        if len(numbers) == 2 and (verb := form.search(folded)):
+            return written.format(*verb.groups()), uses
     operations = {op for word, op in OPERATIONS.items() if re.search(rf"\b{word}\b", folded)}
     percent = _PERCENT.search(folded)
     if percent and len(numbers) == 2 and not operations:

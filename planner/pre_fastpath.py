@@ -57,11 +57,11 @@ def lists_capabilities(answer: str) -> bool:
     return answer.startswith(CAPABILITIES_HEAD)
 
 
-def reply(text: str, *, commands: str = "", history: tuple = (), summary: str = "") -> str | None:
+def reply(text: str, *, commands: str = "", previous: dict | None = None) -> str | None:
     """`commands`: the slash commands as plain text, from the caller (the planner knows no
-    surface); without it the answer points to /help. `history` and `summary`: the session's, for
+    surface); without it the answer points to /help. `previous`: what the earlier turns left, for
     "what did I ask you first?" (planner.said_before)."""
-    asked = said_before.reply(text, history, summary=summary)
+    asked = said_before.reply(text, previous or {})
     if asked is not None:
         return asked
     folded = fold(text)

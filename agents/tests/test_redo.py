@@ -47,7 +47,10 @@ def test_an_edited_message_replaces_the_last_turn_which_leaves_the_history(sessi
     after = services.turn_submit(session=session, text="thanks", enqueue=False)
     history = " ".join(m.text_content for m in turn_history(turn=after, limit=10))
     assert "notes/b.md" in history and "notes/a.md" not in history
-    assert previous_facts(turn=after)["request"] == "read notes/b.md"
+    facts = previous_facts(turn=after)
+    assert facts["request"] == "read notes/b.md"
+    # "what did I ask you first?": the message that replaced it
+    assert facts["first_message"] == facts["last_message"] == "read notes/b.md"
 
 
 def test_a_regeneration_skips_plan_memory(session, settings):

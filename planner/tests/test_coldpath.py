@@ -300,3 +300,18 @@ def test_the_word_said_to_be_one_is_searched_for_and_compare_is_not_compute(cold
 )
 def test_called_before_a_nested_folder_is_not_the_folder_name(cold, text, path):
     assert cold(text) == [("make_dirs", {"paths": [path]})]
+
+
+@pytest.mark.parametrize(
+    ("text", "expression"),
+    [
+        ("add 5 and 7", "5 + 7"),
+        ("subtract 3 from 10", "10 - 3"),
+        ("multiply 6 by 7", "6 * 7"),
+        ("dividi 84 per 4", "84 / 4"),  # «per» divides here, it does not multiply
+        ("moltiplica 19 per 7", "19 * 7"),
+        ("sottrai 3 da 10", "10 - 3"),
+    ],
+)
+def test_an_operation_verb_on_two_numbers(cold, text, expression):
+    assert cold(text, "compute") == [("compute", {"expression": expression})]

@@ -74,6 +74,8 @@ def test_conversation_goes_direct(text):
         ("che ore sono a Tokyo?", "get_time"),
         ("what is 17 * 23?", "compute"),
         ("calculate the mean of 3, 4 and 5", "compute"),
+        ("add 5 and 7", "compute"),  # an operation's verb on two numbers
+        ("sottrai 3 da 10", "compute"),
         ("remember that my favourite colour is green", "memory_add"),
         ("every morning at 8 summarise my notes", "schedule_recurring"),
         ("cancel the recurring task 'digest'", "cancel_recurring"),

@@ -161,6 +161,8 @@ def test_a_follow_up_gives_a_new_value_to_the_line_the_last_request_found(files)
         ("also add a charger", "- sunscreen\n- charger"),
         ("add sunglasses too", "- sunscreen\n- sunglasses"),
         ("aggiungi anche il caricabatterie", "- sunscreen\n- caricabatterie"),
+        ("aggiungi il caricabatterie", "- sunscreen\n- caricabatterie"),  # no word for the list: the last one
+        ("add a hat and gloves", "- sunscreen\n- hat\n- gloves"),
         ("remove the sunscreen from the list", ""),
         ("togli la sunscreen, tanto ce l'ho", ""),  # a bare verb, a reason after it
     ],
@@ -170,7 +172,9 @@ def test_a_follow_up_adds_to_or_takes_off_the_list_the_last_turn_wrote(files, te
     assert found.plan.steps[0].tool == "edit_file" and found.plan.steps[0].args["new"] == new
 
 
-@pytest.mark.parametrize("text", ["add 5 and 7", "what is on it?", "add it to notes.md"])
+@pytest.mark.parametrize(
+    "text", ["add 5 and 7", "what is on it?", "add it to notes.md", "add a reminder for 9am", "aggiungi una riga vuota"]
+)
 def test_anything_else_after_a_list_is_not_an_item_for_it(files, text):
     found = followup.resolve(text, {"request": "make a packing list", "files": ["trip/packing.md"]}, files)
     assert found is None or found.plan is None or found.plan.steps[0].tool != "edit_file"

@@ -3,7 +3,6 @@ the real catalog, in English and Italian, with no model."""
 
 import pytest
 
-from core.ir import Message
 from planner import pre_fastpath
 from planner.catalog import catalog
 
@@ -70,12 +69,7 @@ def test_a_greeting_before_a_request_is_the_request(text):
     assert pre_fastpath.reply(text) is None
 
 
-_HISTORY = (
-    Message.text("user", "hey there"),
-    Message.text("assistant", "Hello! What can I do?"),
-    Message.text("user", "write a limerick about a cat"),
-    Message.text("assistant", "There once was a cat…"),
-)
+_EARLIER = {"first_message": "hey there", "last_message": "write a limerick about a cat"}
 
 
 @pytest.mark.parametrize(
@@ -87,12 +81,10 @@ _HISTORY = (
         ("qual era la mia prima domanda?", "Il tuo primo messaggio è stato: \u201chey there\u201d"),
     ],
 )
-def test_what_the_user_asked_before_is_quoted_from_the_history(text, answer):
-    assert pre_fastpath.reply(text, history=_HISTORY) == answer
+def test_what_the_user_asked_before_is_quoted_from_the_session(text, answer):
+    assert pre_fastpath.reply(text, previous=_EARLIER) == answer
 
 
-def test_the_first_message_is_hedged_when_earlier_turns_were_compacted():
-    said = pre_fastpath.reply("what did I ask you first?", history=_HISTORY, summary="The user greeted me.")
-    assert said == "The earliest message I still have word for word is: \u201chey there\u201d"
+def test_nothing_asked_before_and_a_question_about_a_file():
     assert pre_fastpath.reply("what did I ask you first?") == "You haven't asked me anything before this."
-    assert pre_fastpath.reply("what did I ask you to do with notes/a.md?", history=_HISTORY) is None
+    assert pre_fastpath.reply("what did I ask you to do with notes/a.md?", previous=_EARLIER) is None
