@@ -221,7 +221,8 @@ def rewrite(text: str, workspace: Path | None, typed: list | None = None) -> Nam
     typed = _typed(text, workspace, typed)
     if any(v.type != "path" or _is_file(workspace, v.text) for v in typed):
         return None  # a file typed already (a folder, or a name to give, may go with the one named)
-    wanted = _wanted(folded)
+    nested = [v for v in typed if "/" in v.text.strip("/")]  # a folder said alone may name the file
+    wanted = _wanted(fold(_without(text, nested)))  # a word of a path typed does not: "… in logs/errors.log"
     if not wanted:
         return None
     scored = []
@@ -241,7 +242,7 @@ def rewrite(text: str, workspace: Path | None, typed: list | None = None) -> Nam
         return None  # «cosa c'è in progetti?» beside progetti/a.txt: the folder's listing, not its one file
     if not any(_PLACED.search(folded, 0, m.start()) for m in _TOKEN.finditer(folded) if m.group(0) in hits):
         return None  # "la spesa più alta": a word of the name, but not where a file is named
-    rewritten = _replaced(text, path, hits)
+    rewritten = _replaced(text, path, hits, nested)
     return Named(rewritten, path, hits) if rewritten != text else None
 
 
@@ -357,10 +358,13 @@ def _path_words(path: str) -> set[str]:
     return {s for part in parts for t in _TOKEN.findall(fold(part)) if _NAMING.fullmatch(t) for s in stems(t)}
 
 
-def _replaced(text: str, path: str, hits: tuple[str, ...]) -> str:
+def _replaced(text: str, path: str, hits: tuple[str, ...], typed: list = ()) -> str:
     """The text with the words that named the file replaced by its path: a run of them ("regali di
-    natale") as one, else the word of the file's own name (or of its folder)."""
-    tokens = [m for m in _TOKEN.finditer(text) if fold(m.group(0)) in hits]
+    natale") as one, else the word of the file's own name (or of its folder). Never a word inside a
+    path the request typed."""
+    inside = [(v.start, v.end) for v in typed]
+    tokens = [m for m in _TOKEN.finditer(text)
+              if fold(m.group(0)) in hits and not any(a <= m.start() < b for a, b in inside)]  # fmt: skip
     if not tokens:
         return text
     first, last = tokens[0], tokens[-1]

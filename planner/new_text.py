@@ -1,7 +1,8 @@
 """A new file's text typed without quotes, so that it needs no model:
     "create a file shopping.txt with eggs, milk and bread"  → write_files shopping.txt "eggs\\nmilk\\nbread\\n"
     «crea il file todo.md con dentro comprare il pane»     → write_files todo.md "comprare il pane"
-    "write hello world to hello.txt", «scrivi ciao mondo in saluto.txt»
+    "write hello world to hello.txt", «scrivi ciao mondo in saluto.txt» ("put …" is left: "put just
+    the error lines in errors.log" describes the text, it does not give it)
 A list of three or more short items is written one item a line, so that "add butter to it" and
 "how many items?" then work on lines. Only text that is plainly literal: a text that names a file,
 starts with an article or a possessive ("with a summary of …", "with my notes"), asks for
@@ -27,7 +28,7 @@ _CREATE = re.compile(
     re.IGNORECASE,
 )
 _WRITE = re.compile(
-    r"^(?:please\s+|per favore\s+)?(?:write|put|scrivi|metti)\s+(?P<text>[^'\"\u201c\u201d\u00ab\u00bb`]+?)\s+"
+    r"^(?:please\s+|per favore\s+)?(?:write|scrivi)\s+(?P<text>[^'\"\u201c\u201d\u00ab\u00bb`]+?)\s+"
     r"(?:to|in|into|inside|nel|nella|dentro)\s+(?:(?:a|the|un|il)\s+)?(?:(?:new|nuovo)\s+)?(?:file\s+)?"
     + _PATH
     + r"\s*[.!]?\s*$",
@@ -38,7 +39,8 @@ _NOT_LITERAL = re.compile(
     r"^(?:a|an|the|some|my|your|its|this|that|these|those|it|un|uno|una|il|lo|la|i|gli|le|l'|dei|degli|delle|"
     r"mio|mia|miei|mie|questo|questa|quello|quella|qualcosa|something|me|mi)\b"
     r"|\b(?:then|and then|after that|e poi|poi|dopo|date|time|today|tomorrow|now|data|ora|oggi|domani|adesso|"
-    r"summary|riassunto|list|lista|elenco|result|risultato|output|content|contenuto|copy|copia|files?|"
+    r"summary|riassunto|list|lista|elenco|result|risultato|output|content|contenuto|copy|copia|files?|lines?|"
+    r"rows?|entries|items?|words?|parts?|section|errors?|totals?|righe|riga|voci|parole|parte|sezione|errori|totale|"
     r"current|attuale|answer|risposta|poem|poesia|story|storia|haiku|joke|barzelletta)\b"
     r"|[\w-]\.[A-Za-z0-9]{1,5}\b|[/*?]",
     re.IGNORECASE,

@@ -54,6 +54,7 @@ def test_words_that_name_one_file_become_its_path(files, text, expected):
         "ciao, come va?",
         "cosa c'è in diario?",  # the folder's listing, though it holds one file (seen in the chat walk)
         "what's inside the diario folder?",
+        "put just the lines about yoga in diario/yoga.txt",  # the folder of a new file's typed path names no file
     ],
 )
 def test_nothing_is_named_without_one_file_in_a_files_place(files, text):

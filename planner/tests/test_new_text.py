@@ -66,3 +66,15 @@ def test_the_list_it_made_takes_an_item_and_counts_its_lines(planner_model, work
     added = turn("add butter to it", workspace, previous)
     assert (added.layer, added.model_calls) == ("followup", 0)
     assert (workspace / "shopping.txt").read_text() == "eggs\nmilk\nbread\nbutter\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "put just the error lines in logs/errors.log",
+        "write the error lines to errors.log",
+        "metti i totali in somma.txt",
+    ],
+)
+def test_a_text_described_rather_than_given_is_not_written_as_said(workspace, text):
+    assert plan_for(text, tools=TOOLS, workspace=workspace) is None
