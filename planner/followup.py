@@ -23,12 +23,10 @@ from planner import answers, copies, edits, named_answers, object_kinds, rebind,
 from planner import params as P
 from planner.plan import Plan, PlanError, of_steps, parse
 from planner.text import fold, whole
+from planner.turn_facts import facts  # noqa: F401 (planner.engine and planner.react record them here)
 from planner.where import LEAD as _LEAD
-from planner.where import paths_of as _paths_of
 from planner.workspace import exists
 
-LISTING_TOOLS = ("list_files", "find_files", "grep_files")
-MAX_LISTING = 200
 MAX_PREVIOUS_ANSWER = 200_000
 
 
@@ -42,29 +40,6 @@ class Resolved:
 
     def to_trace(self) -> dict:
         return {"kind": self.kind, "request": self.request, "evidence": self.evidence}
-
-
-def facts(plan: Plan, results: dict[int, dict], kept: list[str] = ()) -> dict:
-    """What a plan that ran leaves for the next turn: the plan (literal values), the paths of its
-    last listing (or of the files it moved), the files its steps named, and the scratchpad entries
-    its large results went to (`kept`: the next turn is offered scratchpad_read for them)."""
-    listing: list[str] = []
-    if results and plan.steps[max(results) - 1].tool in LISTING_TOOLS:
-        for entry in results[max(results)].get("entries") or []:
-            path = entry.get("path") if isinstance(entry, dict) else None
-            if isinstance(path, str) and path not in listing and entry.get("type", "file") == "file":
-                listing.append(path)
-    elif results and plan.steps[max(results) - 1].tool == "move_files":  # "open the second one" of those moved
-        moved = results[max(results)].get("moved") or []
-        listing = [m["to"] for m in moved if isinstance(m, dict) and isinstance(m.get("to"), str)]
-    # The files the steps acted on (a listing's folder is not one).
-    files = [p for step in plan.steps if step.tool not in LISTING_TOOLS for p in _paths_of(step.args)]
-    return {
-        "plan": plan.to_dict(),
-        "listing": listing[:MAX_LISTING],
-        "files": list(dict.fromkeys(files)),
-        "scratchpad": list(kept),
-    }
 
 
 def resolve(text: str, previous: dict, workspace=None) -> Resolved | None:

@@ -40,7 +40,7 @@ def waiting_turn(session, planner_model, text, *steps, final=""):
 
 def test_a_write_waits_for_approval_then_runs_once_allowed(session, planner_model, folder):
     write = ("write_files", {"path": "notes/x.md", "content": "hello"})
-    turn = waiting_turn(session, planner_model, "write hello to notes/x.md", write, final="Saved ${step1.path}.")
+    turn = waiting_turn(session, planner_model, "put hello in notes/x.md", write, final="Saved ${step1.path}.")
     assert (turn.status, turn.final_kind) == ("completed", "awaiting")
     assert (turn.pending["kind"], turn.pending["tool"], turn.pending["args"]["path"]) == (
         "approval",

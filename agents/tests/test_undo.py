@@ -217,7 +217,7 @@ def test_a_real_turn_that_writes_a_file_is_undone(session, root, planner_model):
     planner_model.replies.append(
         plan(("write_files", {"path": "notes.md", "content": "rewritten\n"}), final="Saved ${step1.path}.")
     )
-    turn = services.turn_submit(session=session, text="write rewritten to notes.md")
+    turn = services.turn_submit(session=session, text="overwrite notes.md with rewritten")
     run_turn(str(turn.id))
     assert Turn.objects.get(pk=turn.pk).final_kind == "answer"
     assert (root / "notes.md").read_text() == "rewritten\n"

@@ -220,6 +220,14 @@ def test_the_files_a_plan_moved_are_a_listing_an_ordinal_counts_in(workspace):
         assert followup.resolve(text, previous, workspace).plan.steps[0].args == {"paths": ["notes/b.md"]}
 
 
+def test_a_renamed_file_is_the_last_file_by_its_new_name():
+    step = {"tool": "move_files", "args": {"paths": ["documenti/cv.txt"], "to": "documenti/cv_2024.txt"}}
+    plan = parse({"steps": [step]})
+    moved = {"moved": [{"from": "documenti/cv.txt", "to": "documenti/cv_2024.txt"}], "count": 1}
+    assert followup.facts(plan, {1: moved})["files"] == ["documenti/cv_2024.txt"]
+    assert followup.facts(plan, {})["files"] == ["documenti/cv.txt"]  # not run: as planned
+
+
 def test_the_same_plan_in_a_sibling_folder_with_new_text(workspace):
     (workspace / "scuola/matematica").mkdir(parents=True)
     (workspace / "scuola/storia").mkdir(parents=True)
