@@ -359,7 +359,8 @@ def _edit_last(text: str, folded: str, previous: dict, workspace) -> Resolved | 
 def _table(text: str, folded: str, previous: dict, workspace) -> Resolved | None:
     """ "and on eating out?" after "how much did I spend on groceries? … budget.csv" (planner.tables)."""
     if found := tables.after(text, previous, workspace):
-        return Resolved("same_plan", found[0], f"{text} ({found[1]})", f"the table of the last turn: {found[1]}")
+        asked = tables.without_which_row(text)  # «… e in che giorno?» is no question of the time
+        return Resolved("same_plan", found[0], f"{asked} ({found[1]})", f"the table of the last turn: {found[1]}")
     return None
 
 

@@ -46,8 +46,17 @@ _WHICH = re.compile(r"\b(?:which|what|who|how much|qual|quale|quali|chi|che|quan
 # "… and on which day?", «… e in che giorno?»: the row of the most or the least, which its answer names.
 _WHICH_ROW = re.compile(
     r",?\s+(?:e|and)\s+(?:(?:in|on|di|a)\s+)?(?:che|quale|which|what)\s+(?:giorno|day|data|date|mese|month|anno|year)\b|"
-    r",?\s+(?:e|and)\s+(?:quando|when)\b"
+    r",?\s+(?:e|and)\s+(?:quando|when)\b",
+    re.IGNORECASE,
 )
+
+
+def without_which_row(text: str) -> str:
+    """The question without "… and on which day?": the row the answer names says it, and it is no
+    question of the time (planner.validator's intent)."""
+    return _WHICH_ROW.sub("", text)
+
+
 # A count of things held, for the column of quantities: «quanti pezzi ho in totale?».
 _HOW_MANY = re.compile(r"\b(?:how many|quanti|quante|pieces|pezzi|units|unita)\b")
 QUANTITY = re.compile(r"^(?:qty|quantity|quantities|quantita|q\.?ta|pezzi|pieces|count|stock|giacenza|units|unita|n)$")
