@@ -149,9 +149,12 @@ def plan_for(text: str, *, candidates: list[Executor], workspace: Path | None) -
 
 def _unnamed(req: Request) -> str:
     """The request without its paths, globs and addresses: a name says nothing of what to do
-    ("crea lista.txt" asks to create, not to list). Nor does the word that introduces a quoted
-    text a new file holds."""
+    ("crea lista.txt" asks to create, not to list; "a folder called done" is not about a task
+    done). Nor does the word that introduces a quoted text a new file holds."""
     text = list(req.text)
+    for name in req.fresh:
+        for match in re.finditer(rf"(?<![\w./-]){re.escape(name)}(?![\w/-])", req.text, re.IGNORECASE):
+            text[match.start() : match.end()] = " " * (match.end() - match.start())
     for value in req.values:
         if value.type in ("path", "glob", "url"):
             text[value.start : value.end] = " " * (value.end - value.start)

@@ -189,8 +189,8 @@ _NAME_OBJECTS = {"files": ("files", "lines", "folder"), "urls": ("web",), "time"
 _NAME_VALUES = {"files": ("path", "glob", "ext"), "urls": ("url",), "time": ("datetime",), "compute": ("number",)}
 # "a folder called docs", «la cartella progetti»: the word after the noun is the folder's name.
 _FOLDER_NAMED = re.compile(
-    r"\b(?:folder|directory|cartella)(?:\s+nuova\s*,?)?\s+(?:(?:called|named|chiamata|di nome)\s+)?"
-    r"[`'\"«]?([\w][\w.-]*/?)",
+    r"\b(?:folder|directory|cartella)(?:\s+nuova\s*,?)?\s+(?:(?P<called>called|named|chiamata|di nome)\s+)?"
+    r"[`'\"«]?(?P<name>[\w][\w.-]*/?)",
     re.IGNORECASE,
 )
 _NOT_NAMES = STOPWORDS | {"inside", "within", "under", "below", "dentro", "sotto"}
@@ -233,10 +233,10 @@ class Request:
             if v.type in ("path", "glob") or (v.type in ("quoted", "identifier") and _names_a_file(v.text, workspace)):
                 named.add(normalized(v.text))
         for m in _FOLDER_NAMED.finditer(text):
-            if fold(m.group(1)) not in _NOT_NAMES:
-                named.add(normalized(m.group(1)))
+            if fold(m.group("name")) not in _NOT_NAMES or m.group("called"):  # "a folder called done"
+                named.add(normalized(m.group("name")))
             if inside := re.match(INSIDE, text[m.end() :], re.IGNORECASE):  # «cartella foto dentro viaggi»
-                named.add(normalized(f"{inside.group(1).rstrip('/')}/{m.group(1)}"))
+                named.add(normalized(f"{inside.group(1).rstrip('/')}/{m.group('name')}"))
         named |= {normalized(name) for name in object_kinds.listed_folders(text.lower())}  # "two folders: a and b"
         rest = fold(re.sub(r"<\w+:\d+>", " ", extraction.masked))
         return cls(

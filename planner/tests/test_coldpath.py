@@ -296,6 +296,7 @@ def test_the_word_said_to_be_one_is_searched_for_and_compare_is_not_compute(cold
     [
         ("make a folder called archive/2024", "archive/2024"),
         ("crea una cartella chiamata archivio/2024", "archivio/2024"),
+        ("make a folder called done", "done"),  # a name says nothing of what to do
     ],
 )
 def test_called_before_a_nested_folder_is_not_the_folder_name(cold, text, path):

@@ -147,6 +147,7 @@ def test_tools_that_serve_the_request_pass(cat, text, steps):
         ("delete notes/a.md and data.txt", "delete_files", {"paths": ["notes/a.md", "data.txt"]}),
         ("elimina la cartella notes/", "delete_files", {"paths": ["notes"], "recursive": True}),
         ("create a folder called docs", "make_dirs", {"paths": ["docs"]}),
+        ("make a folder called done", "make_dirs", {"paths": ["done"]}),  # a common word, said to be its name
         ("crea la cartella progetti", "make_dirs", {"paths": ["progetti"]}),
         ("crea una cartella foto dentro viaggi", "make_dirs", {"paths": ["viaggi/foto"]}),
         ("make the folders src/ and tests/", "make_dirs", {"paths": ["src", "tests/"]}),
