@@ -281,6 +281,16 @@ def _text(key: str) -> Callable[[dict, bool, str], str | None]:
     return say
 
 
+def _computed(result: dict, it: bool, request: str) -> str | None:
+    """ "17 * 23 = 391" for plain arithmetic, as plan memory's answers say it; else the value."""
+    if "value" not in result:
+        return None
+    expression = str(result.get("expression") or "")
+    if re.fullmatch(r"[\d\s.+\-*/%()]*[+\-*/%][\d\s.+\-*/%()]*", expression):
+        return f"{expression} = {render(result['value'])}"
+    return render(result["value"])
+
+
 _SAY: dict[str, Callable[[dict, bool, str], str | None]] = {
     "read_files": _read,
     "list_files": _folder,
@@ -292,7 +302,7 @@ _SAY: dict[str, Callable[[dict, bool, str], str | None]] = {
     "move_files": _moved,
     "delete_files": _deleted,
     "make_dirs": _made,
-    "compute": _text("value"),
+    "compute": _computed,
     "get_time": _time,
     "run_shell": _shell,
     "final_answer": _text("text"),

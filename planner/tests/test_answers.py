@@ -127,7 +127,8 @@ def test_time_compute_and_shell_speak_plainly():
         of_result("get_time", now, "what time is it in Rome?") == "It is 18:36 on Thursday, 2026-11-26 (Europe/Rome)."
     )
     assert of_result("get_time", now, "che ore sono a Roma?") == "Sono le 18:36 di giovedì 2026-11-26 (Europe/Rome)."
-    assert of_result("compute", {"ok": True, "expression": "17 * 23", "value": 391}) == "391"
+    assert of_result("compute", {"ok": True, "expression": "17 * 23", "value": 391}) == "17 * 23 = 391"
+    assert of_result("compute", {"ok": True, "expression": "mean([3, 4, 5])", "value": 4}) == "4"
     assert of_result("run_shell", {"ok": True, "exit_code": 0, "stdout": "", "stderr": ""}) == (
         "The command finished with no output."
     )
