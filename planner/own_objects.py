@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from planner import object_kinds
+from planner import expressions, object_kinds
 from planner import params as P
 from planner.text import fold, whole
 
@@ -37,10 +37,7 @@ _TIME_OF_EVENTS = whole(
 _TIME_NOW = whole(r"time is it|che ore sono|che ora e|what day is it|che giorno e oggi")
 _ARITHMETIC = re.compile(
     r"\d\s*[-+*/x\u00d7\u00f7^]\s*\d|\d\s*%\s*(?:of|di|del|della)\s*\d|"
-    r"\d\s+(?:per|times|diviso|plus|minus|piu|meno|divided by|multiplied by)\s+\d|"
-    # an operation's verb on two numbers: "add 5 and 7", "multiply 6 by 7", «sottrai 3 da 10»
-    r"\b(?:add|subtract|multiply|divide|somma|sottrai|moltiplica|dividi)\s+-?\d[\d.,]*\s+"
-    r"(?:and|to|by|from|e|per|a|da|con)\s+-?\d"
+    r"\d\s+(?:per|times|diviso|plus|minus|piu|meno|divided by|multiplied by)\s+\d"
 )
 # On one number: "square root of 729", "calcola 3 alla quinta".
 _MATH_WORDS = whole(
@@ -270,6 +267,7 @@ def _arithmetic(folded: str, extraction: P.Extraction) -> bool:
     numbers = len(_NUMBER.findall(folded))
     return bool(
         _ARITHMETIC.search(folded)
+        or expressions.operation_verb(folded)  # "add 5 and 7", «sottrai 3 da 10»: as the cold path computes it
         or (numbers >= 1 and _MATH_WORDS.search(folded))
         or (numbers >= 2 and (_AGGREGATES.search(folded) or _AMOUNT.search(folded) or _PERCENT.search(folded)))
         or (numbers >= 2 and _RATE.search(folded) and "?" in folded)

@@ -39,7 +39,7 @@ def change(said: str, content: str, about: str = "") -> tuple[str, str, tuple[st
         return None
     start, end = block
     items = lines[start:end]
-    keys = [(_BULLET.match(line).group("text") if _BULLET.match(line) else line).strip() for line in items]
+    keys = [(bullet.group("text") if (bullet := _BULLET.match(line)) else line).strip() for line in items]
     numeric = all(_NUMBER.match(k) for k in keys)
 
     def key(pair):
