@@ -38,10 +38,10 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def load(split: str, lines: str = "") -> list[dict]:
+def load(split: str, lines: str = "", corpus: Path = CORPUS) -> list[dict]:
     first, _, last = lines.partition("-")
     rows = []
-    for number, line in enumerate(CORPUS.read_text().splitlines(), 1):
+    for number, line in enumerate(corpus.read_text().splitlines(), 1):
         if not line.strip() or (first and number < int(first)) or (last and number > int(last)):
             continue
         if (split == "tune" and number % 2 == 1) or (split == "held" and number % 2 == 0):
@@ -108,6 +108,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="one timing pass (the default is 5)")
     parser.add_argument("--misses", action="store_true", help="print every case the decision gets wrong")
     parser.add_argument("--lines", default="", help="only the corpus lines FIRST-LAST (one batch: 1601-1800)")
+    parser.add_argument("--cases", type=Path, default=CORPUS, help="another labelled file in the same format")
     args = parser.parse_args()
     import django
 
@@ -118,7 +119,7 @@ def main() -> None:
     from planner.prefilter import Prefilter
 
     prefilter = Prefilter(catalog().executors.values())
-    rows = load(args.split, args.lines)
+    rows = load(args.split, args.lines, args.cases)
     ours, old, timings = [], [], []
     with tempfile.TemporaryDirectory() as workspace:
         for row in rows:
