@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from planner import file_words as W
 from planner import missing, name_share, object_kinds, own_objects, terms
 from planner import params as P
 from planner.intent import Intent
@@ -52,9 +53,10 @@ class Decision:
 _NEEDS_ITS_OWN = ("get_time", "todo_update", "compute")
 # A file that only a piece of writing is about: "a poem about a file called x.zip".
 _IMAGINED_FILE = whole(
-    r"(?:story|poem|song|joke|limerick|haiku|tale|fable|storia|storiella|poesia|canzone|barzelletta|"
-    r"filastrocca|racconto|favola)\b.{0,30}\b(?:about|on|of|su|sul|sulla|di) (?:a|an|un|una) "
-    r"(?:\w+ )?(?:file|folder|document|cartella|documento)"
+    r"(?:story|poem|song|joke|limerick|haiku|tale|fable|rhyme|ode|sonnet|rap|jingle|verses?|"
+    r"storia|storiella|poesia|poesiola|canzone|canzoncina|barzelletta|filastrocca|racconto|favola|rima|"
+    r"sonetto|strofa|versi)\b.{0,30}\b(?:about|on|of|su|sul|sulla|sullo|sui|sugli|sulle|di)\b.{0,30}\b"
+    r"(?:file|folder|document|cartella|documento|directory|downloads?|desktop|workspace)"
 )
 # Where a piece of writing takes its facts from: "using the details in notes/sara.md".
 _SOURCED = whole(
@@ -72,7 +74,12 @@ _DEFINITION = whole(
     r"a cosa serve|what is the purpose|what.s the purpose|what is .* used for|what does .* do|cosa fa|che cosa fa|"
     r"how to|how do i|how do you|how can i|come si|come posso|come faccio|"
     r"(?:a|the) (?:good|best|better) way to|how should i|tips (?:for|on)|"
-    r"il modo migliore|come dovrei|consigli (?:su|per)"
+    r"il modo migliore|come dovrei|consigli (?:su|per)|"
+    # What a word means, what would happen, what the user is advised: not an action on their files.
+    r"cosa vuol dire|che vuol dire|cosa significa|che significa|what does .{1,40} mean|what do .{1,30} mean|"
+    r"what happens if|what would happen if|cosa succede se|che succede se|cosa succederebbe se|"
+    r"(?:che|quale|what|which) estension[ei]|what (?:file )?extensions?|is it (?:really )?worth|serve davvero|"
+    r"ha senso|how would you|what would you|(?:come|cosa|quale|quali) (?:\w+ ){0,2}\w+(?:eresti|aresti|iresti)"
     r"|^(?:what is|what's|whats|cos'e|cos e|che cos'e|cosa e)\s+(?:an? |the |il |lo |la |l')?\S+\s*\??$"
 )
 # Text given inline to work on: "summarise: …", "traduci: …". What follows the colon is the data.
@@ -85,39 +92,6 @@ _ADDING = whole(r"add|append|write|put|insert|aggiungi|accoda|scrivi|metti|inser
 _INTO_FILE = re.compile(r"\s(?:in|to|into|nel|nella|a|al|alla|dentro)\s+\S+\.\w{1,5}\s*[.!?]*$")
 _URL_AFTER = re.compile(r":\s+(?:https?://|www\.)\S+\s*$")
 _POSSESSIVE_FILES = whole(r"my|mine|our|i miei|le mie|il mio|la mia|nostri|nostre|in the workspace|nel workspace")
-_GREP = whole(
-    r"mention|mentions|mentioning|contain|contains|containing|grep|menzion\w*|contien\w*|contengono|"
-    r"compare|compaiono|appears?|shows? up|occurs?|cerchi|cercami|cercalo|cercala|"
-    r"talks? about|speaks? about|refers? to|parla(?:no)? di|cita(?:no)?|nomina(?:no)?"
-)
-# Verbs of the file tools, for the first tool the workspace evidence points at.
-_FIRST_FILE_TOOL = (
-    ("make_dirs", whole(r"mkdir|(?:create|make) (?:a |the |new |a new |two |three |some )?(?:folder|directory|dir)s?|"
-                       r"(?:create|make) (?:the |two |three |some )?directories|new folder|"
-                       r"(?:crea|crei|creami|fai|fammi) (?:una |la |le |delle |due |tre )?(?:nuov[ae] )?cartell[ae]|"
-                       r"nuova cartella")),
-    ("edit_file", whole(r"replace|change|edit|fix|correct|modify|update|sostituisci|cambia|modifica|correggi|aggiorna|"
-                       r"(?:delete|remove|cancella|elimina|rimuovi) (?:the |la |una |the last |the first |l'ultima )?"
-                       r"(?:lines?|words?|righe|riga|parola|parole|typo)")),
-    ("move_files", whole(r"move|rename|spost[ai]\w*|rinomin[ai]\w*")),
-    ("delete_files", whole(r"delete|remove|erase|get rid of|throw away|cancella|elimina|rimuovi|cancellalo|eliminalo|"
-                          r"butta via")),
-    ("write_files", whole(r"write|save|store|append|add|note down|put|create|overwrite|"
-                         r"make (?:me )?(?:a|an)|creare|scrivere|salvare|aggiungere|annotare|"
-                         r"make (?:a |an )?(?:new )?(?:file|note)|"
-                         r"scrivi|salva|aggiungi|annota|metti|crea|accoda|salvalo|salvala|scrivilo|scrivila|inserisci|"
-                         r"mettici|scrivici")),
-    ("grep_files", whole(r"mention|mentions|mentioning|contain|contains|containing|search (?:for|in)|grep|look for|"
-                        r"search (?:my|the|all|all my|all the) [\w./-]+ for|"
-                        r"talks? about|parla(?:no)? di|cerca dentro|search inside|look inside|cercal[oaie]|"
-                        r"menzion\w*|contien\w*|cerca (?:la parola|il testo|\"|')|cerca .* (?:nei|nel|in|dentro)")),
-    ("find_files", whole(r"find|locate|how many|count|trova|quanti|quante|conta|individua|where is|where's|"
-                        r"dov'e|dov e|dove e|dove si trova|dove sta|where did|where has|end(?:ed)? up|finit[oa]|"
-                        r"files? (?:named|called)|"
-                        r"file (?:chiamat\w+|di nome)")),
-    ("list_files", whole(r"list|ls|what files|which files|elenca|elencami|lista|quali file|che file|"
-                        r"contents of the folder")),
-)  # fmt: skip
 
 
 def decide(
@@ -160,6 +134,9 @@ def decide(
         return Decision("ask", ("action without an object",), 0.8, question=missing.question(text))
     if own is not None and own_objects.bare_task(folded):
         return Decision("ask", ("a recurring task without its name",), 0.8, question=missing.question(text))
+    if own is not None and inline is None and own_objects.bare_object(folded, own[0]):
+        # "remember that", «carica quella skill di cui parlavamo»: the tool's object is a pronoun
+        return Decision("ask", ("a tool's own object without which one",), 0.8, question=missing.question(text))
     if own is not None:
         tool, evidence, confidence = own
         return Decision("tools", (evidence,), confidence, tool)
@@ -180,6 +157,7 @@ def decide(
         missing.missing_object(folded, inline=inline is not None)
         and not _DEFINITION.search(folded)
         and not _CODE_REQUEST.search(folded)  # «scrivimi una funzione che rinomina i file»: code to show
+        and not _IMAGINED_FILE.search(folded)  # «scrivi una poesia su un file perduto»
     ):
         return Decision("ask", ("action without an object",), 0.8, question=missing.question(text))
     if _WEB.search(folded) and not _DEFINITION.search(folded):
@@ -194,9 +172,13 @@ _PASSAGE = re.compile(
 )
 
 
+# Not a passage: a quoted path with spaces in it, "trash 'notes/copy of copy of ideas.md'".
+_QUOTED_PATH = re.compile(r"\.[A-Za-z0-9]{1,5}['\"»]$")
+
+
 def _without_passages(folded: str, extraction: P.Extraction) -> tuple[str, P.Extraction]:
     """The request less the passages it quotes: the folded text, and the values outside them."""
-    spans = [m.span() for m in _PASSAGE.finditer(extraction.text)]
+    spans = [m.span() for m in _PASSAGE.finditer(extraction.text) if not _QUOTED_PATH.search(m.group(0))]
     if not spans:
         return folded, extraction
     values = tuple(v for v in extraction.values if not any(a <= v.start < b for a, b in spans))
@@ -208,7 +190,8 @@ def _workspace_evidence(
 ) -> tuple[list[str], float] | None:
     """What in the request names the user's files: (evidence, confidence), or None."""
     evidence, confidence = [], 0.0
-    definition = bool(_DEFINITION.search(folded))
+    # Not «dai un'occhiata a main.py e spiegami cosa fa»: the file is looked at first.
+    definition = bool(_DEFINITION.search(folded)) and not W.LOOK_AT.search(folded)
     if _CODE_REQUEST.search(folded):
         # "write a python script that renames all .jpg files in a folder", «dammi un comando bash per
         # contare le righe dei file .txt»: code to show, whose files are the code's, not the user's;
@@ -229,24 +212,33 @@ def _workspace_evidence(
         elif value.type in ("identifier", "quoted") and _named_earlier(value.text, earlier):
             evidence.append(f"named earlier {value.text}")
             confidence = max(confidence, 0.9)
+        elif value.type == "quoted" and (
+            "/" in value.text
+            or object_kinds.is_file_extension(value.text.rsplit(".", 1)[-1] if "." in value.text else "")
+        ):
+            evidence.append(f"path {value.text}")  # "trash 'notes/copy of ideas.md'": a path with spaces
+            confidence = max(confidence, 0.9)
         elif value.type in ("identifier", "quoted") and workspace is not None and exists(workspace, value.text):
             evidence.append(f"path {value.text}")  # README, `Makefile`: a name that is in the workspace
             confidence = max(confidence, 1.0)
         elif value.type == "ext" and not definition:
             evidence.append(f"extension {value.text}")
             confidence = max(confidence, 0.8)
-    if _WHICH_FILE.search(folded) and not definition:
+    if W.WHICH_FILE.search(folded) and not definition:
         evidence.append("which file holds something")
         confidence = max(confidence, 0.85)
-    if _GREP.search(folded) and _FILE_NOUN.search(folded) and _SEARCHED.search(extraction.text) and not definition:
+    if W.GREP.search(folded) and W.FILE_NOUN.search(folded) and W.SEARCHED.search(extraction.text) and not definition:
         evidence.append("a search inside files")
         confidence = max(confidence, 0.85)
-    if _BY_NAME.search(folded) and _FILE_NOUN.search(folded) and not definition:
+    if W.BY_NAME.search(folded) and W.FILE_NOUN.search(folded) and not definition:
         evidence.append("files by name")
         confidence = max(confidence, 0.85)
-    folder = _FOLDER.search(folded)
+    if (where := W.WHERE_SAVED.search(folded) or W.WORKSPACE_ROOT.search(folded)) and not definition:
+        evidence.append(f"root {where.group(0)}")  # "where did I save my cover letter?", «il workspace»
+        confidence = max(confidence, 0.85)
+    folder = W.FOLDER.search(folded) or W.FILES_IN.search(folded)
     if folder and not definition:
-        evidence.append(f"folder {_folder_name(folder)}")
+        evidence.append(f"folder {W.folder_name(folder)}")
         confidence = max(confidence, 0.85)
     for item in _derived(folded):
         if not definition or (item.kind != "root" and _POSSESSIVE_FILES.search(folded)):
@@ -265,32 +257,41 @@ def _file_tool(
     if any(item.kind == "glob" for item in derived):
         types.add("glob")  # "any python files under scripts/": files of a kind, found
     first_verb = None
-    for tool, pattern in _FIRST_FILE_TOOL:
+    for tool, pattern in W.FIRST_FILE_TOOL:
         match = pattern.search(folded)
         if match and (first_verb is None or match.start() < first_verb[1]):
             first_verb = (tool, match.start())
-    if _WHICH_FILE.search(folded):
+    if W.WHICH_FILE.search(folded):
         return "grep_files"
+    paths = [v.text for v in extraction.values if v.type == "path"]
+    if W.WHAT_I_WROTE.search(folded):  # "what did I write in journal/x.md?", «cosa ho salvato nel workspace?»
+        return "read_files" if any(not reads_as_folder(workspace, path) for path in paths) else "list_files"
+    searched = _searched(extraction)
     looking = first_verb is None or first_verb[0] in _LOOKING_FILE_TOOLS
     if looking and terms.bare_term(original, [(v.start, v.end) for v in extraction.values]):
         return "grep_files"  # «in quali ricette c'è il guanciale?», "cerca Giulia in contatti.txt"
-    if _BY_NAME.search(folded) and (first_verb is None or first_verb[0] != "write_files"):
+    if W.BY_NAME.search(folded) and (first_verb is None or first_verb[0] != "write_files"):
         return "find_files"
-    if (first_verb is None or first_verb[0] != "write_files") and _GREP.search(folded) and _SEARCHED.search(original):
+    if W.TYPO.search(folded) and paths:
+        return "edit_file"  # "there's a typo in README.md, it says 'recieve', fix it"
+    if (first_verb is None or first_verb[0] != "write_files") and W.GREP.search(folded) and searched:
         return "grep_files"
-    paths = [v.text for v in extraction.values if v.type == "path"]
-    folders = _FOLDER.search(folded) or any(reads_as_folder(workspace, path) for path in paths)
-    if first_verb is None and _CONTENTS.search(folded) and types & {"path", "ext"} and not folders:
+    folders = W.FOLDER.search(folded) or any(reads_as_folder(workspace, path) for path in paths)
+    if first_verb is None and W.CONTENTS.search(folded) and types & {"path", "ext"} and not folders:
         return "read_files"  # "the contents of .env.example": a file to read, whatever its name looks like
     if first_verb is not None:
         tool = first_verb[0]
         if tool == "write_files" and _SOURCED.search(folded):
             return "read_files"  # "write a poem for her using the details in notes/sara.md": read first
-        if tool == "grep_files" and not _SEARCHED.search(original):
+        if tool == "write_files" and W.PUT.match(folded, first_verb[1]) and _into_folder(paths, workspace):
+            return "move_files"  # «metti foto_mare.jpg dentro foto/vacanze»: a file put into a folder
+        if tool == "find_files" and searched and W.SEARCHED_IN.search(folded) and not ({"glob", "ext"} & types):
+            return "grep_files"  # "find TODO in src/": a term looked for inside files
+        if tool == "grep_files" and not searched:
             if {"glob", "ext"} & types:
                 return "find_files"  # "look for any files named *backup*": names, not contents
-            tool = "list_files" if _FOLDER.search(folded) or "/" in folded else "read_files"
-        if tool == "find_files" and "path" in types and not ({"glob", "ext"} & types) and _LINES.search(folded):
+            tool = "list_files" if W.FOLDER.search(folded) or "/" in folded else "read_files"
+        if tool == "find_files" and "path" in types and not ({"glob", "ext"} & types) and W.LINES.search(folded):
             return "read_files"  # "how many lines does todo.txt have": a count of what reading gives
         if tool == "list_files" and ({"glob", "ext"} & types):
             return "find_files"
@@ -300,14 +301,33 @@ def _file_tool(
     if derived and "path" not in types:
         return "list_files" if derived[0].kind == "root" else "find_files"
     if "path" in types:
-        named = {fold(_folder_name(m)).rstrip("/") for m in _FOLDER.finditer(folded)}
+        named = {fold(W.folder_name(m)).rstrip("/") for m in W.FOLDER.finditer(folded)}
         if fold(paths[0]) in named or reads_as_folder(workspace, paths[0]):
             return "list_files"
         return "read_files"
-    if _FOLDER.search(folded):
+    if W.FOLDER.search(folded):
         return "list_files"  # "e nella sottocartella archivio cosa c'è?"
     files = [c.name for c in ranked if c.name in _LOOKING_FILE_TOOLS]
     return files[0] if files else (ranked[0].name if ranked else None)
+
+
+def _searched(extraction: P.Extraction) -> bool:
+    """Whether the request gives something to search for inside files, outside its paths: not the
+    2023 of «la cartella foto/2023»."""
+    text = extraction.text
+    for value in extraction.values:
+        if value.type in ("path", "glob"):
+            text = text[: value.start] + " " * (value.end - value.start) + text[value.end :]
+    return bool(W.SEARCHED.search(text))
+
+
+def _into_folder(paths: list[str], workspace: Path | None) -> bool:
+    """A file named first and then a folder: "put notes.txt into archive/"."""
+    return (
+        len(paths) >= 2
+        and "." in paths[0].rsplit("/", 1)[-1]
+        and (paths[-1].endswith("/") or reads_as_folder(workspace, paths[-1]))
+    )
 
 
 def _derived(folded: str) -> list:
@@ -330,62 +350,11 @@ _CODE_REQUEST = whole(
     r"function|snippet|program|query|comando|funzione|espressione regolare|alias)s?"
 )
 _CODE_FILE = re.compile(r"\.(?:py|sh|bash|js|ts|rb|go|rs|sql|ps1|bat|java|c|cpp|php|pl|r)$", re.IGNORECASE)
-# Files found by their names: "the files with 'invoice' in the name".
-_BY_NAME = whole(
-    r"(?:in|nel) (?:the |their |its |loro )?(?:names?|nome)|whose names?|files? (?:named|called)|"
-    r"file (?:chiamat\w+|di nome|che si chiam\w+)|"
-    r"files? (?:that )?(?:end|ends|ending|start|starts|starting|begin|begins|beginning) (?:with|in)|"
-    r"file (?:che )?(?:finisc|termin|inizi|cominci)\w* (?:con|per)"
-)
-_CONTENTS = whole(
-    r"contents? of|contenuto (?:di|del|della|dello)|what(?:'s| is) in(?:side)?|cosa c'e (?:in|dentro|nel|nella|nello)"
-)
+
+
 # The file tools that only look, for a request whose verbs name none.
 _LOOKING_FILE_TOOLS = ("read_files", "list_files", "find_files", "grep_files")
-_LINES = whole(r"lines?|righe|riga|words?|parole|characters|caratteri")
-
-
-def _folder_name(match: re.Match) -> str:
-    """The folder a `_FOLDER` match names, in whichever of its forms."""
-    return next(group for group in match.groups() if group)
 
 
 def _named_earlier(name: str, earlier: frozenset[str]) -> bool:
     return bool(earlier) and (name in earlier or any(path.endswith(f"/{name}") for path in earlier))
-
-
-_STOP_NAMES = (
-    r"(?!(?:a|an|the|this|that|my|your|new|which|what|one|la|una|un|questa|quella|mia|nuova|che|quale|"
-    r"su|di|in|per|on|of|for|with|con|da|from|other|altra|altro|stessa|same)\b)"
-)
-_FOLDER = re.compile(
-    rf"\b(?:the|my|in|into|nella|della|dalla|la|nel|alla)\s+{_STOP_NAMES}([\w.-]+(?:/[\w.-]+)*)\s+(?:folder|directory|dir)\b|"
-    rf"\b(?:folders?|directory|directories|cartell[ae]|dirs?|sottocartell[ae]|sub-?folders?|sub-?director(?:y|ies))"
-    rf"(?:\s+|\s*:\s*)"
-    rf"(?:(?:called|named|chiamat[ae]|di nome)\s+)?(?:{_STOP_NAMES}([\w.-]+(?:/[\w.-]+)*/?)|"
-    r"['\"«]([^'\"»\n]{1,40})['\"»])"  # «una cartella 'foto vacanze'»
-)
-# Searching inside files needs something to search for: a quoted term, a code-like word, "the word X".
-_SEARCHED = re.compile(
-    r"'[^']+'|\"[^\"]+\"|«[^»]+»|\b[A-Z]{2,}\b|\b(?:the word|the text|la parola|il testo|the string)\b|"
-    r"(?<=\s)[A-Z][a-z]+\b|\b\d{3,}\b"
-)
-# Where in the user's files something is: "which file defines the class Invoice?".
-_WHICH_FILE = whole(
-    r"(?:which|what|in which|in what) files? (?:defines?|declares?|contains?|has|have|mentions?|uses?|holds?)|"
-    r"(?:which|what|quali|quale)(?: of)?(?: my| the| i miei| dei miei)? (?:\w+ )?(?:files?|scripts?|modules?|moduli) "
-    r"(?:(?:in|under|inside|of|nella|nel|in|dentro|sotto) [\w./-]+ )?"  # "which python files in src/ import …"
-    r"(?:imports?|uses?|calls?|references?|importano|usano|chiamano|importa|usa)|"
-    r"where(?: is|'s|s| are)(?: in (?:the|my) code)? .{1,40} (?:defined|declared|called|used)|"
-    r"(?:where|dove) .{0,30}\b(?:function|funzione|class|classe|method|metodo) [a-z_][\w.]*.{0,30}"
-    r"\b(?:defined|declared|called|used|definit\w*|dichiarat\w*|chiamat\w*|usat\w*)|"
-    r"dove (?:viene|e|sono|vengono) (?:definit|dichiarat|chiamat|usat)\w* (?:la |il |l')?"
-    r"(?:funzione|classe|metodo|variabile)|(?:in )?quale file (?:del progetto )?(?:e|contiene|definisce|usa|ha)|"
-    r"in quali file|dove e (?:definit|dichiarat)\w*|"
-    # «in quali note ho scritto di Berlino?», "which of my notes did I mention Rome in?"
-    r"(?:which|what|quali|quale)(?: of)?(?: my| the| i miei| le mie| dei miei| delle mie)? "
-    r"(?:notes?|note|appunti|documents?|documenti) (?:(?:ho|have i|did i|i|i've|abbiamo|we) )?"
-    r"(?:scritto|written|wrote|write|mentioned|mention|menzionato|parlato|annotato|noted|talk(?:ed)? about|"
-    r"parlano|menzionano|contengono|contain|mention)"
-)
-_FILE_NOUN = whole(r"files?|notes?|nota|documents|documenti|appunti|my code|il codice|the code|lines|righe")

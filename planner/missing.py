@@ -26,7 +26,10 @@ _ACTIONS = whole(
     r"stampa|condividi|inoltra|carica|scarica|comprimi|zippa|converti|ordina|archivia|allega|pubblica|aggiorna|"
     r"clean up|clean|tidy up|tidy|organi[sz]e|sort out|sistema|sistemami|metti a posto|riordina|riordinami|pulisci|"
     r"schedule|pianifica|programma|add|shove|stick|chuck|dump|toss|get rid of|throw away|trash|ditch|"
-    r"butta via|scan(?: through)?|go through|comb through"
+    r"butta via|scan(?: through)?|go through|comb through|look through|look at|merge|combine|unisci|combina|"
+    r"resume|riprendi|stop|ferma|set|imposta|change (?:it|that|this|them) back|cambia (?:il )?nome|"
+    r"change the name of|put(?! (?:it|that|this|them)? ?in(?:to)? (?:\w+ )?(?:words|terms|english|italian|french|"
+    r"bullet|points|a table|order|plain|simple|other))"
 )
 _MISSING_OBJECT = whole(
     r"it|that|this|them|those|these|the file|that file|this file|the document|the folder|that folder|this folder|"
@@ -40,13 +43,25 @@ _MISSING_OBJECT = whole(
     r"(?:the )?(?:words|lines|characters) in (?:it|that|this)|"
     r"(?:that|this) (?:word|site|page|website)|(?:quella|questa) (?:parola|pagina)|(?:quel|questo) sito|"
     r"(?:that|this) (?:reminder|job)|(?:quel|questo) (?:promemoria|job)|"
-    r"(?:the|that|this) (?:command|thing)|(?:il|quel|questo) comando|(?:la|quella|questa) cosa"
+    r"(?:the|that|this) (?:command|thing)|(?:il|quel|questo) comando|(?:la|quella|questa) cosa|"
+    # A demonstrative and a noun nobody named here: "those documents", «quei documenti», "that log".
+    r"(?:those|quei|quegli|quelle) \w+|"  # not "this list": the text given after a colon
+    r"(?:that|quel|quella|quello) (?:task|job|log|photo|picture|pdf|note|nota|script|report|"
+    r"skill|schedule|foto|immagine|lista|list|elenco|documento|file|cartella|folder)|"
+    # A part of a text nobody named: "read me the last part", «leggimi il resto».
+    r"(?:the )?(?:first|last|next|previous|final|middle) (?:part|bit|section|page|paragraph|chapter|lines?)|"
+    r"the rest|the end|the beginning|l'ultima parte|la prima parte|il resto|la fine|l'inizio"
 )
 # Words a reply may open with before a clitic verb: «e poi cancellalo», «perfetto, accorcialo».
 _OPENING = r"^(?:(?:e|ora|adesso|poi|e poi|ok|allora|bene|perfetto)[\s,]+)*"
 _CLITIC_ACTION = re.compile(
     r"^(?:(?:me|te|ce|glie) ?l[oaie] (?:apri|leggi|mostri|cancelli|elimini|salvi|esegui|mandi|copi|sposti|rinomini)\b)|"
     r"^(?:(?:same|the same) as before|come prima|stessa cosa (?:di|come) prima)\b|"
+    r"\bhow many (?:lines|words|characters|rows|pages|entries|items) (?:does|do|did) (?:it|that|this|they|those) "
+    r"(?:have|contain|hold)\b|"
+    r"\bwhen (?:did )?(?:it|that|this one|that one) (?:last )?(?:ran|run)\b|"
+    r"\b(?:change|put|turn|set) (?:it|that|this|them) back\b|"
+    r"^what does (?:that|this|the) \w+ say\b|^what(?:'s| is) in (?:this|that) one\b|"
     r"\b(?:righe|parole|caratteri)\b.{0,20}\bne ha\b|"
     rf"{_OPENING}"
     r"(?:leggi|apri|mostra|cancella|elimina|rimuovi|salva|scrivi|sposta|rinomina|esegui|lancia|copia|invia|"
@@ -69,7 +84,8 @@ _CLITIC_ACTION = re.compile(
     rf"{_LEAD}(?:scrivi|metti|aggiungi|incolla|copia|inserisci)ci\b|"
     # A schedule or a folder with nothing said about it: "schedule something", "create a new folder".
     r"^(?:please )?(?:schedule|pianifica|programma) (?:something|qualcosa)\b|"
-    r"^(?:please )?(?:create|make|crea|fai) (?:a|the|una|la) (?:new |nuova )?(?:folder|directory|cartella)"
+    r"^(?:please )?(?:create|make|crea|creami|crei|fai|fammi) (?:a|the|una|la) (?:new |nuova )?"
+    r"(?:folder|directory|cartella)"
     r"\s*(?:for me|per me|please|per favore)?\s*[.!?]*$|"
     # "search my files for it", "fix the typo in there": what to look for, or where, is a pronoun.
     rf"{_LEAD}(?:search|look|grep|scan|go|comb|cerca|cercami)\b.{{0,30}}\b(?:for|per) (?:it|that|this|them|quello|"
@@ -81,9 +97,16 @@ _CLITIC_ACTION = re.compile(
     r"^(?:(?:ok|e|and|allora|poi|then)[ ,]+)*(?:quello|quella|the one|that one|il prossimo|the next one)"
     r"(?: (?:dopo|after that|after|next|seguente|successivo|prima|before))?\s*[.!?]*$"
 )
+# What only an earlier conversation can tell: «come ti ho detto», "the one we talked about".
+_EARLIER = (
+    r"(?:come ti ho detto|come (?:abbiamo|avevamo) detto|di cui (?:parlavamo|abbiamo parlato|ti ho parlato)|di prima|"
+    r"che ti ho detto|as i (?:said|told you|mentioned)|(?:we|i) (?:talked|spoke) about|i mentioned|from before|"
+    r"like before|we discussed|(?:that|which) we (?:discussed|agreed))"
+)
 # Right after the action: "save it", "delete the file", "do the same for the other one".
 _MISSING_AFTER = re.compile(
-    rf"\s*(?:(?:me|mi|for|per|anche per|anche|with|con|to|a|again|di nuovo)\s+)?(?:{_MISSING_OBJECT.pattern})"
+    rf"\s*(?:(?:me|mi|for|per|anche per|anche|with|con|to|a|again|di nuovo|dentro|inside|through|in|nei|nelle)\s+)?"
+    rf"(?:{_MISSING_OBJECT.pattern})"
     r"(?:\s+(?:down|up|out|away|again|di nuovo|ancora|too|as well|anche))?"
     # A qualifier on the pronoun: «elimina quelli vecchi del 2022», "delete the old ones".
     r"(?:\s+(?:old|older|new|newer|big|bigger|small|empty|temporary|vecchi[oe]?|vecchia|nuov[io]|nuov[ae]|"
@@ -91,6 +114,8 @@ _MISSING_AFTER = re.compile(
     r"(?:\s+(?:to|into|in|nella|nel|nello|dentro|a|con|with|for|per|from|dal|dalla|dallo|nell'|all'|of|del|della|"
     r"di|al|allo|alla|ai|agli|alle|sul|sulla|on|onto|nei|negli|nelle|through|across|among)"
     r"(?:\s+[\w']+|(?<=')[\w']+){1,3})?"
+    r"(?:\s+(?:somewhere|elsewhere|back|altrove|da qualche parte)(?: \w+)?)?(?:\s+(?:instead|invece))?"
+    rf"(?:\s+{_EARLIER})?"
     r"(?:\s+(?:and|e) .{0,40})?"
     r"\s*(?:,?\s*(?:please|per favore|grazie|thanks|pls))?\s*[.!?]*\s*$"
 )
@@ -105,11 +130,17 @@ def missing_object(folded: str, *, inline: bool = False, pronoun: bool = False) 
     («aggiungilo», "add it"), not a common noun ("update the todo list" names its list)."""
     folded = _PREAMBLE.sub("", folded)  # «sì, quello. eliminalo pure»: the action follows
     tokens = folded.split()
+    first = _FIRST_WORD.match(folded)
     if not tokens or len(tokens) > 12:
         return False
     if _CLITIC_ACTION.search(folded) or (not inline and not pronoun and _ON_A_THING.match(folded)):
         return True
-    first = _FIRST_WORD.match(folded)
+    if _WORKSPACE.search(folded):
+        return False  # «elenca il contenuto del workspace»: the whole workspace is named
+    if len(tokens) <= 10 and not inline and any(_acting(t, clitic=True) for t in _CLITIC_WORD.findall(folded)):
+        return True  # «puoi eliminarla?», «uniscili in un unico file», «trovamelo tu»: a verb with a pronoun
+    if not pronoun and re.search(_EARLIER, folded) and (_ACTIONS.search(folded) or (first and _acting(first.group(1)))):
+        return True  # «mi rinomini il file come ti ho detto?»: what only an earlier turn can say
     if first and len(tokens) <= 4 and not inline and _acting(first.group(1), clitic=True):
         return True  # «mandamelo», «stampali»: a verb of the lexicon with its object a pronoun
     action = _ACTIONS.search(folded)
@@ -126,6 +157,7 @@ def missing_object(folded: str, *, inline: bool = False, pronoun: bool = False) 
 # What a reply says before its action: «sì, quello.», «come ti dicevo prima,», "as I said,".
 _PREAMBLE = re.compile(
     r"^(?:(?:si|yes|ok|okay|certo|esatto|right|sure|quello|quella|that one|this one|come ti dicevo(?: prima)?|"
+    r"ciao|hi|hey|hello|salve|buongiorno|scusa|senti|"
     r"as i said(?: before)?|like i said)"
     r"\b[^.!?,]{0,15}[.!?,]\s*)+"
 )
@@ -143,11 +175,22 @@ _ON_A_THING = re.compile(
     r"(?:\s*,\s*[a-z' ]{1,30})?"  # "…, it's obsolete now": a remark after the thing, not its name
     r"\s*[.!?]*$"
 )
-_FIRST_WORD = re.compile(r"^(?:(?:e|ora|adesso|poi|ok|allora|and|now|then|please|bene|perfetto)[\s,]+)*([a-z]{3,})\b")
+_FIRST_WORD = re.compile(
+    r"^(?:(?:e|ora|adesso|poi|ok|allora|and|now|then|please|bene|perfetto|mi|me|puoi|potresti|can you|could you)"
+    r"[\s,]+)*([a-z]{3,})\b"
+)
 # The intent verbs that act on an object (planner/canonical.yaml): telling and computing do not.
 _ACTING = frozenset(
     "read write list find fetch run create delete send reply move set convert sort filter share compress "
     "summarize".split()
+)
+
+
+# Verbs on the user's things that the intent lexicon does not list, bare as canonical's clitics
+# leave them: «riattivalo», «uniscili», «metterlo».
+_MORE_ACTING = frozenset(
+    "riattiva disattiva attiva sospendi unisci mette mettere metti ferma avvia riprendi ripristina carica "
+    "scarica stampa manda invia copia duplica archivia comprimi chiudi spedisci inoltra".split()
 )
 
 
@@ -161,15 +204,24 @@ def _acting(word: str, *, clitic: bool = False) -> bool:
         if bare is None:
             return False
         word = bare
+    if word in _MORE_ACTING:
+        return True
     return any(_VERB_STEMS.get(stem) in _ACTING for stem in stems(word))
 
 
+# A word that may be a verb with a pronoun glued on, less the verbs that reshape the last answer
+# («riscrivilo come elenco puntato», «traducilo»).
+_CLITIC_WORD = re.compile(r"\b(?!riscriv|tradu|riassum|accorc|allung|spieg|ripet|rend|semplific|riformul)([a-z]{5,})\b")
+_WORKSPACE = re.compile(r"\b(?:workspace|area di lavoro)\b")
 # A file the request speaks of without naming it.
 _GENERIC_TARGET = whole(
-    r"(?:a|the|that|this|those|these|some|one|un|uno|il|lo|la|i|gli|le|quel|quello|quella|questo|questa|del|dal|"
-    r"nel|in un) "
-    r"(?:file|document|documento|folder|cartella|text file|file di testo|script|programma|program|pdf|"
-    r"allegato|attachment)"
+    r"(?:(?:a|the|that|this|those|these|some|one|un|uno|il|lo|la|i|gli|le|quel|quello|quella|questo|questa|del|dal|"
+    r"nel|in un) (?:file|document|documento|folder|cartella|text file|file di testo|script|programma|program|pdf|"
+    r"allegato|attachment)|della cartella)"
+    # Not "rename the folder 'old stuff'", «elimina la cartella old_backup»: the name follows; in
+    # Italian a plain word may be the name too: «nella cartella lavoro».
+    r"(?!\s+(?:(?:called|named|chiamat[oa]|di nome)\s+)?(?:['\"«]|[\w-]*[_\d./][\w.-]*))"
+    r"(?<!della cartella(?=\s+(?!(?:in|con|per|da|e|o|a|di|che|come|dove|nuova|vecchia|giusta)\b)[a-z]))"
 )
 # Verbs that work on the text they are given, not on a file.
 _TRANSFORM = re.compile(

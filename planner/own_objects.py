@@ -7,12 +7,14 @@ from __future__ import annotations
 import re
 
 from planner import expressions, object_kinds
+from planner import own_words as W
 from planner import params as P
 from planner.text import fold, whole
 
 # Each tool's own object, in English and Italian, matched on the folded text.
 _TIME = whole(
-    r"what time|what's the time|whats the time|time is it|the time in|time now|current time|"
+    r"what time|(?:what's|whats|what is) the time(?!\s+(?!(?:in|at|now|there|here|right|please|over|for|on|where|"
+    r"zone|difference|adesso)\b)\w)|time is it|the time in|time now|current time|"
     r"what day is|what day of the week|what is today|what's today|whats today|today's date|todays date|"
     r"what date is|what's the date|whats the date|what is the date|date today|day is it|"
     r"che ore|che ora e|che ora e'|che ora sono|che giorno e|che giorno della settimana|che data e|"
@@ -34,7 +36,9 @@ _TIME = whole(
 _TIME_OF_EVENTS = whole(
     r"what time (?:does|do|did|will|would|should)|a che ora (?:tramonta|sorge|apre|chiude|parte|arriva)"
 )
-_TIME_NOW = whole(r"time is it|che ore sono|che ora e|what day is it|che giorno e oggi")
+_TIME_NOW = whole(
+    r"time is it|che ore sono|che ora e|what day is it|che giorno e oggi|^(?:what's|whats|what is) the time\s*\??$"
+)
 _ARITHMETIC = re.compile(
     r"\d\s*[-+*/x\u00d7\u00f7^]\s*\d|\d\s*%\s*(?:of|di|del|della)\s*\d|"
     r"\d\s+(?:per|times|diviso|plus|minus|piu|meno|divided by|multiplied by)\s+\d"
@@ -72,20 +76,17 @@ _NOT_DATA = re.compile(
 )
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?")
 _SCHEDULE = whole(
-    r"every (?:other |second )?(?:day|morning|evening|night|week|month|hour|weekday|monday|tuesday|wednesday|"
-    r"thursday|friday|saturday|sunday|\d+ (?:minutes?|hours?|days?|weeks?))|"
-    r"each (?:day|morning|evening|week|monday|friday)|"
-    r"daily at|weekly on|every other day|"
-    r"ogni (?:giorno|mattina|sera|notte|settimana|mese|ora|lunedi|martedi|mercoledi|giovedi|venerdi|sabato|"
-    r"domenica|\d+ (?:minuti|ore|giorni|settimane))|tutti i giorni|tutte le mattine|tutte le sere|"
-    r"ogni mattina|ogni sera|ogni (?:primo|ultimo|\d+) (?:giorno )?del mese|il primo di ogni mese|"
+    rf"(?:every|each) (?:other |second |single )?(?:{W.PERIODS_EN}|\d+ (?:minutes?|hours?|days?|weeks?|months?))|"
+    r"daily at|weekly on|"
+    rf"ogni (?:{W.PERIODS_IT}|\d+ (?:minuti|ore|giorni|settimane|mesi))|tutti i giorni|tutte le mattine|tutte le sere|"
+    r"ogni (?:primo|ultimo|\d+) (?:giorno )?del mese|il primo di ogni mese|"
     r"(?:on )?the (?:first|last) (?:day )?of (?:every|each) month"
 )
 _RECURRING = whole(
     r"recurring|ricorrent[ei]|scheduled tasks?|scheduled jobs?|attivita (?:pianificat|programmat)[ae]|"
     r"periodic tasks?|task (?:pianificat|programmat)[io]|"
-    # "pause the weekly report job", «lo storico delle esecuzioni»: a job that runs on its own.
-    r"(?:daily|weekly|monthly|nightly|hourly|morning) (?:[\w-]+ )?(?:job|task|reminder)s?|"
+    # "pause the weekly report job", "the friday timesheet reminder", «le attività automatiche».
+    rf"{W.PERIODIC_TASK}|{W.AUTOMATIC_TASK}|"
     r"(?:storico|cronologia) delle esecuzioni|ultime esecuzioni|run history|"
     # A task by its name: "pause the 'daily-standup' task", «la configurazione del task 'report-settimanale'».
     r"(?:task|job|attivita|promemoria) ['\"«]?[a-z0-9]+(?:-[a-z0-9]+)+|[a-z0-9]+(?:-[a-z0-9]+)+['\"»]? (?:task|job)|"
@@ -94,36 +95,38 @@ _RECURRING = whole(
     # «l'ultima esecuzione di backup-settimanale», "the last run of nightly-sync".
     r"(?:ultima|ultime|last) (?:esecuzion[ei]|runs?) (?:di|del|of|for) ['\"«]?[a-z0-9]+(?:-[a-z0-9]+)+"
 )
-# Something that runs on a period, which only an operation on it makes a recurring task: "run the
-# daily digest now", «lancia subito il riepilogo giornaliero» (not "write me a weekly report").
-_PERIODIC = whole(
-    r"(?:daily|weekly|monthly|nightly|hourly|morning) [\w-]+|"
-    r"(?:riepilogo|report|resoconto|promemoria|backup|digest|sommario|rapporto|notiziario|controllo)"
-    r" (?:\w+ )?(?:giornalier|quotidian|settimanal|mensil|notturn|mattutin|serale)\w*"
-)
 # A task's own name, quoted or after the word: "'invoice-reminder'", "the job nightly-backup".
 _NAMED_TASK = re.compile(
     r"['\"«][a-z0-9]+(?:-[a-z0-9]+)+['\"»]|\b(?:task|job) [a-z0-9]+(?:-[a-z0-9]+)+|"
     r"\b(?:task|job|attivita|reminder|promemoria) ['\"«][^'\"»\n]{2,40}['\"»]"  # «l'attività 'backup settimanale'»
 )
+# All of them, or their list: «fammi vedere l'elenco dei task ricorrenti».
 _ALL_OF_THEM = whole(
-    r"all(?! of (?:it|this|that))|every|tutt[ie]|ogni|(?:my|your|i miei|le mie) (?:recurring|scheduled|ricorrent)"
+    r"all(?! of (?:it|this|that))|every|tutt[ie]|ogni|(?:my|your|i miei|le mie) (?:recurring|scheduled|ricorrent)|"
+    r"elenco|list of|the list|la lista"
 )
 _RECURRING_VERBS = (
     (
         "cancel_recurring",
         whole(
-            r"cancel|delete|remove|stop|kill|scrap|get rid of|cancella|elimina|rimuovi|ferma|"
-            r"annulla|togli"
+            r"cancel|delete|remove|stop|kill|scrap|get rid of|"
+            r"(?:cancella|elimina|rimuovi|ferma|annulla|togli)(?:lo|la|li|le)?"
         ),
     ),
-    ("toggle_recurring", whole(r"pause|resume|disable|enable|sospendi|riattiva|disattiva|attiva|metti in pausa")),
-    ("run_now_recurring", whole(r"run now|right now|now|esegui ora|subito|adesso|lancia ora")),
+    (
+        "toggle_recurring",
+        whole(
+            r"pause|resume|disable|enable|turn (?:off|on)|switch (?:off|on)|metti in pausa|"
+            r"(?:sospendi|riattiva|disattiva|attiva)(?:lo|la|li|le)?"
+        ),
+    ),
+    ("run_now_recurring", whole(r"run now|right now|now|esegui ora|subito|adesso|lancia ora|fai partire")),
     (
         "history_recurring",
         whole(
             r"history|runs|when did|last run|cronologia|storico|esecuzion[ei]|quando e|"
-            r"how did (?:it|the|its) .{0,40}go|com'e andat[oa]|e andat[oa] (?:bene|male)"
+            r"how did (?:it|the|its) .{0,40}go|com'e andat[oa]|e andat[oa]|e girat[oa]|ha girato|"
+            r"quante volte|how many times|how often (?:has|did|does)"
         ),
     ),
     (
@@ -135,29 +138,9 @@ _RECURRING_VERBS = (
     ),
     ("list_recurring", whole(r"list|which|what|elenca|quali|quante|how many|lista")),
 )
-_MEMORY = (
-    ("memory_replace", whole(r"forget that|dimentica che|dimenticati che|update (?:what you remember|your memory)|"
-                            r"change (?:what you remember|in your memory)|correct your memory|"
-                            r"aggiorna (?:la tua memoria|cio che ricordi)|correggi (?:nella|la) (?:tua )?memoria|"
-                            r"non e piu vero che|no longer true that|update what you know|"
-                            r"aggiorna (?:quello|cio|cosa) che sai|update (?:that|this|it) in your memory|"
-                            r"aggiornalo nella (?:tua )?memoria")),
-    ("memory_consolidate", re.compile(
-        r"\b(?:memory|memoria|remember about me|ricordi di me)\b.*\b(?:tidy|clean|consolidate|compact|"
-        r"reorganize|dedupe|deduplicate|merge|riordina|pulisci|compatta|consolida|riorganizza|unisci|doppioni|"
-        r"duplicates)|"
-        r"\b(?:tidy|clean|consolidate|compact|reorganize|dedupe|riordina|pulisci|pulizia|compatta|consolida|"
-        r"riorganizza|sistema)\w*\b.*\b(?:memory|memoria)\b")),
-    ("memory_add", whole(r"remember that|remember my|remember i|please remember|keep in mind that|don't forget that|"
-                        r"dont forget that|note that i|memorize|ricorda che|ricordati che|ricorda il mio|"
-                        r"ricorda la mia|ricordati il|tieni a mente|non dimenticare che|memorizza|segnati che|"
-                        r"tieni presente che|bear in mind that|keep (?:that|this|it) in mind|"
-                        r"remember (?:that|this|it) for (?:the future|next time|later)|tienilo a mente|"
-                        r"tienilo presente")),
-)  # fmt: skip
 _TODO = whole(
-    r"task list|todo list|to-do list|to do list|todos|my to-dos|my tasks|the tasks|lista delle cose da fare|"
-    r"lista dei compiti|lista delle attivita|elenco delle attivita|lista dei task|i miei compiti|"
+    r"task list|todo list|to-do list|to do list|todos|my to-dos|my tasks|the tasks|"
+    r"(?:lista|elenco) (?:(?:delle|dei|di|degli) )?(?:attivita|task|compiti|cose da fare)|i miei compiti|"
     r"mark (?:the )?\w+ (?:task|item) (?:as )?done|segna (?:il|la) \w+ (?:compito|attivita)|"
     r"(?:mark|check off|segna|spunta)\b.{0,40}\b(?:as )?(?:done|complete|completed|fatt[oaie]|completat[oaie]|"
     r"finit[oaie])|miei compiti|mia lista delle cose|cose da fare|"
@@ -175,12 +158,23 @@ _SHELL = re.compile(
     rf"`[^`]+`|(?:^|{_RUN})(?:{_SHELL_COMMANDS})\b|{_RUN}(?:{_SHELL_WORDS})\b|"
     r"\b(?:run|esegui|lancia|launch|execute)\s+(?:the|i|gli)\s+(?:tests?|test suite|linter|build)\b|"
     r"\b(?:in|nel|from|dal)(?: the| il)? (?:shell|terminal|terminale)\b|\bshell command\b|\bcomando shell\b|"
+    # A package or repository tool with its subcommand, wherever it stands: "can you do npm install".
+    r"\b(?:npm|yarn|pnpm|pip3?|poetry|cargo|docker|brew|apt|apt-get|conda) (?:install|i|add|run|build|test|update|"
+    r"upgrade|init|ci|start|uninstall|remove|publish|compose|exec|ps|images|logs|outdated|audit|list|freeze)\b|"
     r"\bgit (?:log|status|diff|branch|show|stash|blame|remote)\b|\bpip (?:list|freeze|show)\b|"
     # A command with its options, wherever it stands: «puoi fare un ls -la nella root?».
     rf"\b(?:{_SHELL_COMMANDS}|{_SHELL_WORDS})\s+--?[a-z]"
 )
-_LS = re.compile(r"^\s*ls(?:\s+(?!-)[\w./~-]+)?\s*$")
-_SUBAGENT = whole(r"sub-?agents?|sotto-?agent[ei]|sub-?agent[ei]|sub agent[ei]|delegate|delega(?:re)?")
+# "ls docs", "ls my documents folder": a folder listed, with no option and nothing piped.
+_LS = re.compile(r"^\s*ls(?:\s+(?!-)[\w./~'-]+){0,4}\s*$")
+_SUBAGENT = whole(
+    r"sub-?agents?|sotto-?agent[ei]|sub-?agent[ei]|sub agent[ei]|delegate|delega(?:re)?|"
+    # "another agent", «un agente separato», "hand the review to a separate agent".
+    r"(?:another|a separate|separate|a dedicated|a second|a parallel|un altro|un secondo) (?:agent|assistant|worker)|"
+    r"(?:agente|agenti|assistente) (?:separat|dedicat|parallel|autonom)\w*|"
+    r"(?:affida|assegna|passa|hand|assign|pass|give)\w* (?:\S+ ){0,8}?(?:a|to) (?:an?|un|uno) "
+    r"(?:(?:separate|dedicated|new|second|other|separato|dedicato|nuovo|altro) )?(?:agent|agente)"
+)
 _SKILL = re.compile(r"\bskills?\b")
 
 
@@ -190,7 +184,10 @@ _SCHEDULE_ONLY = re.compile(
     r"(?:\b(?:please|pls|can you|could you|remind|me|to|do|it|that|this|again|at|around|alle|verso|"
     r"ricordami|ricordamelo|ricordamela|ricorda|mi|di|farlo|farla|fallo|questo|quello|per favore|puoi|"
     r"la|le|lo|il|the|am|pm|h|ore|and|e|set up|a|an|un|una|reminder|promemoria|that|which|che|runs?|gira|"
-    r"nudge|ping|notify|alert|avvisami|about|morning|afternoon|evening|mattina|pomeriggio|sera)\b|"
+    r"nudge|ping|notify|alert|avvisami|about|morning|afternoon|evening|mattina|pomeriggio|sera|instead|invece|"
+    # A verb that carries no content: "send me that every week", «puoi ripeterlo ogni settimana?».
+    r"send|make|repeat|run|set|switch|change|schedule|ripet\w*|mand\w*|invi\w*|rend\w*|fa(?:rlo|llo|lo|la|re)|"
+    r"ancora|di nuovo)\b|"
     r"\d{1,2}(?:[:.]\d{2})?(?:am|pm)?|[\s,.!?])*"
 )
 
@@ -206,8 +203,33 @@ _TASK_ONLY = re.compile(
 
 def bare_task(folded: str) -> bool:
     """An operation on one recurring task that the request does not name: "cancel the recurring
-    task", «sospendi l'attività programmata»."""
-    return bool(_RECURRING.search(folded)) and bool(_TASK_ONLY.fullmatch(folded))
+    task", «sospendi l'attività programmata», "stop that task", «quante volte è andato quel job
+    automatico?»."""
+    if _NAMED_TASK.search(folded):
+        return False
+    return (bool(_RECURRING.search(folded)) and bool(_TASK_ONLY.fullmatch(folded))) or bool(W.THAT_TASK.search(folded))
+
+
+def bare_memory(folded: str) -> bool:
+    """A memory verb on a pronoun, with nothing said of what to keep or drop: "remember that",
+    "forget that", «ricordati questo», «cancellalo dalla memoria»."""
+    return bool(W.MEMORY_VERB.search(folded)) and bool(W.BARE_MEMORY.fullmatch(folded))
+
+
+def bare_object(folded: str, tool: str) -> bool:
+    """The tool's own object only by a pronoun or a demonstrative that an earlier turn would have to
+    tell: the memory (`bare_memory`), "load that skill we talked about", «segna come fatta quella cosa»."""
+    if tool.startswith("memory_"):
+        return bare_memory(folded)
+    if tool == "skill_load":
+        return bool(W.THAT_THING.search(folded)) and "skill" in folded and not _quoted_name(folded)
+    if tool == "todo_update":
+        return bool(W.THAT_THING.search(folded) or W.THAT_TASK.search(folded)) and not _quoted_name(folded)
+    return False
+
+
+def _quoted_name(folded: str) -> bool:
+    return bool(re.search(r"['\"«][^'\"»\n]{2,}['\"»]", folded))
 
 
 def bare_schedule(folded: str) -> bool:
@@ -218,7 +240,9 @@ def bare_schedule(folded: str) -> bool:
 def find(folded: str, extraction: P.Extraction, *, definition: bool) -> tuple[str, str, float] | None:
     """A tool's own object in the (folded) request: (tool, evidence, confidence), or None.
     `definition`: the request asks what something is ("what is a skill?"), not to act on it."""
-    if _SCHEDULE.search(folded) and not definition:
+    definition = definition or bool(W.MEANING.search(folded))  # «cosa vuol dire che un'attività è ricorrente?»
+    opinion = folded.rstrip().endswith("?") and W.OPINION.search(folded)  # «… ogni mese, serve davvero?»
+    if _SCHEDULE.search(folded) and not definition and not opinion:
         return "schedule_recurring", "a schedule", 0.9  # "every day at 7 fetch https://…": the schedule comes first
     types = {v.type for v in extraction.values}
     if "url" in types:
@@ -237,15 +261,16 @@ def find(folded: str, extraction: P.Extraction, *, definition: bool) -> tuple[st
         return tool, "recurring tasks", 0.9
     if named_task and (tool := next((n for n, p in _RECURRING_VERBS[1:5] if p.search(folded)), None)):
         return tool, "a recurring task by its name", 0.8  # "when did 'invoice-reminder' last run?"
-    if _PERIODIC.search(folded) and not definition:
-        operation = next((name for name, pattern in _RECURRING_VERBS[:4] if pattern.search(folded)), None)
-        if operation is not None:
-            return operation, "a recurring task", 0.8
-    for tool, pattern in _MEMORY:
-        if pattern.search(folded):
-            return tool, "the agent's memory", 0.9
+    # «lancia subito il riepilogo giornaliero», "stop that task": an operation makes it a recurring task.
+    operations = 4 if W.PERIODIC.search(folded) and not definition else 0
+    operations = 5 if W.THAT_TASK.search(folded) and not _TODO.search(folded) else operations
+    operation = next((name for name, pattern in _RECURRING_VERBS[:operations] if pattern.search(folded)), None)
+    if operation is not None:
+        return operation, "a recurring task", 0.8
+    if tool := _memory(folded, extraction):
+        return tool, "the agent's memory", 0.9
     files = [v.text.rsplit(".", 1)[-1] for v in extraction.values if v.type == "path" and "." in v.text]
-    if _TODO.search(folded) and not definition and not any(object_kinds.is_file_extension(e) for e in files):
+    if _session_list(folded) and not definition and not any(object_kinds.is_file_extension(e) for e in files):
         return "todo_update", "the task list", 0.85  # not «nel todo.md segnami come fatto …»: a file
     if _LS.match(folded):  # "ls docs": a folder listed, which needs no shell ("ls -la" and "run ls" do)
         return "list_files", "a folder listed", 0.85
@@ -257,6 +282,50 @@ def find(folded: str, extraction: P.Extraction, *, definition: bool) -> tuple[st
     if _arithmetic(folded, extraction):
         return "compute", "arithmetic", 0.9
     return None
+
+
+def _memory(folded: str, extraction: P.Extraction) -> str | None:
+    """The memory tool the request asks for, or None."""
+    if W.CORRECTION_LABEL.match(folded):
+        return "memory_replace"  # «correzione: il mio cane è un labrador»: the decision reads up to the colon
+    device = W.DEVICE_MEMORY.search(folded) and not _OWNED.search(folded)  # «il pc mi dice memoria piena»
+    if not device and W.CONSOLIDATE.search(folded):
+        return "memory_consolidate"
+    if W.REPLACE.search(folded) or (not device and W.CORRECTED.search(folded)) or _changed_fact(folded, extraction):
+        return "memory_replace"
+    return "memory_add" if W.ADD.search(folded) else None
+
+
+_OWNED = whole(r"your|tua|tue|tuoi|about me|su di me|di me|sul mio conto")
+
+
+def _changed_fact(folded: str, extraction: P.Extraction) -> bool:
+    """A fact of the user's own said to have changed, or to have been kept wrong: "I don't work at
+    Acme anymore", "my son is 7, not 6", «ora uso linux e non più windows», "you had it as Buster",
+    "I moved from Leeds to York". Not a question or a request for advice ("I don't love my job
+    anymore, any advice?"), a piece of writing, a state of mind, nor the user's files."""
+    if any(v.type in ("path", "glob", "url", "ext") for v in extraction.values) or W.FILE_NOUNS.search(folded):
+        return False
+    if W.WRITING.search(folded) or W.MOOD.search(folded) or W.ADVICE.search(folded):
+        return False
+    if folded.rstrip().endswith("?") and not W.MEMORY_REQUEST.search(folded):
+        return False
+    if W.STORED_WRONG.search(folded) or W.LIFE_CHANGE.search(folded):
+        return True
+    if W.NO_LONGER_TRUE.search(folded) and W.SELF.search(folded):
+        return True
+    return bool(W.SELF_FACT.search(folded) and W.CONTRAST.search(folded))
+
+
+def _session_list(folded: str) -> bool:
+    """The session's task list, not "a to-do list", "the best to-do list app", "a poem about my to-do
+    list": one of many, a kind of product, the subject of a piece of writing."""
+    for match in _TODO.finditer(folded):
+        before, after = folded[: match.start()], folded[match.end() :]
+        if W.OTHER_LIST_BEFORE.search(before) or W.OTHER_LIST_AFTER.match(after) or W.WRITTEN_ABOUT.search(before):
+            continue
+        return True
+    return False
 
 
 def _arithmetic(folded: str, extraction: P.Extraction) -> bool:

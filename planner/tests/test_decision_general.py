@@ -1,0 +1,95 @@
+"""The route decision on the forms people type that a fixed phrase list misses: Italian verbs in
+every person and with pronouns glued on, a named folder after «la cartella», a quoted path with
+spaces, a pronoun or a demonstrative with nothing said before, a question about a word or an
+opinion, and writing about a file rather than to one."""
+
+import pytest
+
+from planner.candidates import ranking
+from planner.catalog import catalog
+from planner.decision import decide
+from planner.intent import extract
+
+
+def decision(text, workspace=None):
+    intent = extract(text)
+    return decide(text, intent=intent, ranked=ranking(catalog(), text, intent), workspace=workspace)
+
+
+@pytest.mark.parametrize(
+    ("text", "tool"),
+    [
+        # Italian verbs as people conjugate them
+        ("mi salvi questa frase in frasi/belle.txt? 'la vita è bella'", "write_files"),
+        ("appendi una riga a spese.txt: pizza 12 euro", "write_files"),
+        ("puoi buttare via tmp/vecchio.log?", "delete_files"),
+        ("in lettera.md ho scritto Milno invece di Milano, correggilo", "edit_file"),
+        ("cambia nome a bozza.txt, chiamalo finale.txt", "move_files"),
+        ("metti scontrino.pdf dentro spese/2024", "move_files"),
+        # a folder named after its noun, and a quoted path with spaces
+        ("rinomina la cartella vecchi_file in archivio_2021", "move_files"),
+        ("rename the folder 'old drafts' to 'drafts-2022'", "move_files"),
+        ("trash 'notes/copy of the old plan.md'", "delete_files"),
+        # what the verbs and the question say of the first tool
+        ("what did I write in diary/monday.md?", "read_files"),
+        ("rename the variable tot to total in calc.py", "edit_file"),
+        ("there's a typo in notes.md where it says 'teh', fix it", "edit_file"),
+        ("find FIXME in lib/", "grep_files"),
+        ("look through the reports folder for 'overdue'", "grep_files"),
+        ("in quali appunti avevo scritto Berlino?", "grep_files"),
+        ("show me where load_config is used in the project", "grep_files"),
+        ("fammi vedere cosa contiene la cartella foto/2022", "list_files"),
+        ("what files do I have in docs?", "list_files"),
+        ("elenca il contenuto del workspace", "list_files"),
+        ("where did I save my tax return? it's something like tax_2023", "find_files"),
+        ("esiste un config.yaml da qualche parte?", "find_files"),
+        ("set up folders for projects/alpha and projects/beta", "make_dirs"),
+        ("dai un'occhiata a app.py e dimmi cosa fa", "read_files"),
+    ],
+)
+def test_a_named_object_goes_to_its_first_tool(text, tool):
+    chosen = decision(text)
+    assert (chosen.route, chosen.tool) == ("tools", tool), chosen.to_trace()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "puoi cancellarla?",
+        "uniscili in un solo file",
+        "riattivalo",
+        "ciao, me lo copi?",
+        "mi sposti il file come ti ho detto?",
+        "cambia il nome della cartella",
+        "creami una cartella",
+        "cerca dentro quei documenti",
+        "copy those somewhere safe",
+        "merge them into one",
+        "how many words does it have?",
+        "read me the last part",
+        "put that in a new folder",
+        "change it back",
+        "set it to run at 9 instead",
+    ],
+)
+def test_an_action_on_nothing_named_asks(text):
+    chosen = decision(text)
+    assert chosen.route == "ask", chosen.to_trace()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "come organizzeresti le cartelle dei progetti?",
+        "cosa vuol dire 'compilare' un programma?",
+        "che estensione hanno i file di word?",
+        "cosa succede se cancello la cartella windows?",
+        "scrivi una poesia su un file perduto",
+        "write a funny song about my messy downloads folder",
+        "put it in simpler words",
+        "trasforma questo elenco in una tabella: Anna 30, Marco 41",
+    ],
+)
+def test_words_about_files_and_opinions_go_direct(text):
+    chosen = decision(text)
+    assert chosen.route == "direct", chosen.to_trace()

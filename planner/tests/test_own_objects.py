@@ -1,0 +1,264 @@
+"""A tool's own object in the request (planner/own_objects.py), by general rules in English and
+Italian: a personal fact said to have changed is a memory edit, a demonstrative names no task, a
+to-do list that is one of many is not the session's. None of these is a line of a bench corpus."""
+
+import pytest
+
+from planner import own_objects
+from planner import params as P
+from planner.text import fold
+
+
+def tool(text, definition=False):
+    own = own_objects.find(fold(text).strip(), P.extract(text), definition=definition)
+    return own[0] if own else None
+
+
+# A personal fact said to have changed: a statement about the user's own name, job, home, family,
+# diet or tools, with a contrast ("anymore", ", not X", «non più», «al posto di») or a change of life.
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my husband's name is Marco, not Mario",
+        "I don't live in Paris anymore, I'm in Lyon now",
+        "I'm no longer a student, I work at a bank",
+        "I use a Mac now instead of Windows",
+        "my cat is called Luna, you had her as Lola",
+        "I've switched teams",
+        "I moved to Turin last week",
+        "I told you before that I liked long answers but now I want short ones",
+        "mia sorella si chiama Carla, non Clara",
+        "non abito più a Roma, ora vivo a Bologna",
+        "non mangio più carne",
+        "il mio gatto non si chiama Micio ma Fufi",
+        "la data che ti avevo dato era sbagliata, il compleanno è il 5 maggio",
+        "ti avevo detto che bevo il caffè amaro, adesso lo prendo con lo zucchero",
+        "l'avevi scritto male, il mio cognome è Bianchi",
+        "ora preferisco il tè al posto del caffè",
+        "mi sono trasferita a Milano da Napoli",
+        "cancella quello che sai sul mio lavoro",
+        "correzione",  # «correzione: …»: the route decision reads only the label before the colon
+    ],
+)
+def test_a_changed_personal_fact_is_a_memory_edit(text):
+    assert tool(text) == "memory_replace"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm not sure anymore, what should I do?",  # a question, and a state of mind
+        "I don't love my job anymore, any advice?",  # advice asked for
+        "I'm not happy at work anymore",  # a mood, not a fact to keep
+        "sono stanco, non ne posso più",
+        "non mi piace più il mio lavoro, cosa dovrei fare?",
+        "I moved to a new city last month, any tips for making friends?",
+        "mi sono trasferito a Berlino, cosa vedere in città?",
+        "the capital of Australia is Canberra, not Sydney",  # not the user's own fact
+        "la capitale dell'Australia è Canberra, non Sydney",
+        "I'm asking about Python, not Java",
+        "sto parlando di Python, non di Java",
+        "I'd like the answer in English, not Spanish",
+        "write a tweet saying I'm not on twitter anymore",  # a piece of writing
+        "non lavoro più qui da domani, scrivi una mail di saluti ai colleghi",
+        "my wife's name is Anna",  # a fact, with nothing that it replaces
+    ],
+)
+def test_chat_about_oneself_is_not_a_memory_edit(text):
+    assert tool(text) is None
+
+
+def test_the_users_files_are_not_a_memory_edit():
+    assert tool("I don't need old/report.pdf anymore, delete it") is None
+    assert tool("elimina la cartella vecchia, non mi serve più") is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "keep in mind that I have two cats",
+        "keep it in mind for next time: I hate cilantro",
+        "for future conversations, I'm a nurse",
+        "ricordati sempre che sono celiaco",
+        "vorrei che ti ricordassi che sono allergico alle noci",
+        "tieni presente per le prossime volte che lavoro di notte",
+        "per il futuro",  # «per il futuro: sono mancino», read up to the colon
+    ],
+)
+def test_a_fact_to_keep(text):
+    assert tool(text) == "memory_add"
+
+
+def test_reminders_and_questions_about_remembering_are_not_facts_to_keep():
+    assert tool("ricordami come si dice grazie in giapponese") is None
+    assert tool("do you remember things about me?") is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "please tidy up the things you know about me",
+        "merge the duplicate entries in your memory",
+        "dedupe your memories",
+        "metti un po' in ordine quello che ricordi di me",
+        "riordina i tuoi ricordi su di me, ci sono doppioni",
+        "consolida le cose che hai salvato su di me",
+        "compatta la memoria",
+    ],
+)
+def test_tidying_what_is_kept_consolidates(text):
+    assert tool(text) == "memory_consolidate"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "why is my laptop memory always full after I delete things?",
+        "il telefono mi dice che la memoria è piena, cosa posso cancellare?",
+        "how do I clean up the memory on my phone?",
+        "write a poem in memory of my grandmother",
+    ],
+)
+def test_a_machines_memory_is_not_the_agents(text):
+    assert tool(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "bare"),
+    [
+        ("remember that", True),
+        ("forget that", True),
+        ("ricordatelo", True),
+        ("toglilo dalla memoria", True),
+        ("delete that from your memory", True),
+        ("remember that I'm left-handed", False),
+        ("ricordati che parlo spagnolo", False),
+    ],
+)
+def test_a_memory_verb_on_a_pronoun_is_bare(text, bare):
+    folded = fold(text)
+    assert tool(text) is not None and tool(text).startswith("memory_")
+    assert own_objects.bare_memory(folded) is bare
+    assert own_objects.bare_object(folded, tool(text)) is bare
+
+
+@pytest.mark.parametrize(
+    ("text", "bare"),
+    [
+        ("use that skill we talked about", True),
+        ("usa quella skill di prima", True),
+        ("usa la skill 'fatture'", False),
+        ("load the pdf-tools skill", False),
+    ],
+)
+def test_a_skill_by_a_demonstrative_alone_is_bare(text, bare):
+    assert tool(text) == "skill_load"
+    assert own_objects.bare_object(fold(text), "skill_load") is bare
+
+
+def test_a_todo_item_by_a_demonstrative_alone_is_bare():
+    assert tool("mark that item as done") == "todo_update"
+    assert own_objects.bare_object(fold("mark that item as done"), "todo_update")
+    assert not own_objects.bare_object(fold("segna come fatto 'pagare la luce'"), "todo_update")
+
+
+# Recurring tasks by their period, their running by themselves, their list.
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("pause the sunday backup job", "toggle_recurring"),
+        ("resume the tuesday report reminder", "toggle_recurring"),
+        ("turn off the monday reminder for now", "toggle_recurring"),
+        ("delete the saturday cleanup task", "cancel_recurring"),
+        ("il backup settimanale non mi serve più, cancellalo", "cancel_recurring"),
+        ("che compiti automatici ho?", "list_recurring"),
+        ("list my automated jobs", "list_recurring"),
+        ("mostrami l'elenco delle attività ricorrenti", "list_recurring"),
+        ("how many times has the nightly backup job run?", "history_recurring"),
+        ("each weekday at 6 check the inbox folder", "schedule_recurring"),
+        ("ogni domenica sera fammi un riassunto delle note", "schedule_recurring"),
+    ],
+)
+def test_recurring_tasks_by_their_words(text, expected):
+    assert tool(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "write me a monday motivation post",
+        "my friday report is late, help me write an apology email",
+        "cosa significa che un evento è ricorrente?",  # what a word means
+        "is it worth backing up my phone every week?",  # an opinion asked
+        "ho sentito che bisogna cambiare password ogni mese, è vero?",
+    ],
+)
+def test_periods_and_recurrence_in_chat_are_no_task(text):
+    assert tool(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "bare"),
+    [
+        ("pause that job", True),
+        ("elimina quel promemoria", True),
+        ("ferma quell'attività automatica", True),
+        ("show me the history of that task we discussed", True),
+        ("pause the 'nightly-backup' job", False),
+        ("pause that weekly report job", False),  # named by its period and subject
+    ],
+)
+def test_a_recurring_task_by_a_demonstrative_alone_is_bare(text, bare):
+    assert tool(text) is not None and tool(text).endswith("_recurring")
+    assert own_objects.bare_task(fold(text)) is bare
+
+
+@pytest.mark.parametrize(
+    ("text", "bare"),
+    [
+        ("send it every monday", True),
+        ("ripetilo ogni mattina", True),
+        ("do that every day instead", True),
+        ("send me the news headlines every monday", False),
+        ("ogni mattina mandami il meteo", False),
+    ],
+)
+def test_a_schedule_of_a_pronoun_is_bare(text, bare):
+    assert tool(text) == "schedule_recurring"
+    assert own_objects.bare_schedule(fold(text)) is bare
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("what's a good app for a to-do list?", None),  # one of many
+        ("write a short story about my to-do list", None),  # the subject of a piece of writing
+        ("which to-do list app works offline?", None),  # a kind of product
+        ("aggiungi all'elenco attività: chiamare il dentista", "todo_update"),
+        ("metti nella lista dei compiti il bucato", "todo_update"),
+        ("add 'call the bank' to the to-do list", "todo_update"),
+    ],
+)
+def test_the_sessions_task_list_and_other_lists(text, expected):
+    assert tool(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("what's the time complexity of quicksort?", None),  # "time" modifies a noun
+        ("what's the time management method called pomodoro?", None),
+        ("what's the time in Madrid?", "get_time"),
+        ("what's the time now?", "get_time"),
+        ("hand the test review to another agent", "run_task"),
+        ("passa a un agente separato l'analisi dei log", "run_task"),
+        ("can you recommend a good travel agent in Rome?", None),
+        ("please do pip install requests", "run_shell"),
+        ("could you do yarn build for me", "run_shell"),
+        ("ls the downloads folder", "list_files"),
+        ("ls src tests", "list_files"),
+        ("ls -la src", "run_shell"),
+    ],
+)
+def test_time_subagents_and_commands(text, expected):
+    assert tool(text) == expected
