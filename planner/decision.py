@@ -79,7 +79,10 @@ _DEFINITION = whole(
     r"cosa vuol dire|che vuol dire|cosa significa|che significa|what does .{1,40} mean|what do .{1,30} mean|"
     r"what happens if|what would happen if|cosa succede se|che succede se|cosa succederebbe se|"
     r"(?:che|quale|what|which) estension[ei]|what (?:file )?extensions?|is it (?:really )?worth|serve davvero|"
-    r"ha senso|how would you|what would you|(?:come|cosa|quale|quali) (?:\w+ ){0,2}\w+(?:eresti|aresti|iresti)"
+    r"ha senso|how would you|what would you|which is (?:faster|better|best|quicker|safer)|e meglio|conviene|"
+    r"is it better|(?:what(?:'s| is)|whats) the (?:keyboard )?(?:shortcut|command|best way|easiest way)|"
+    r"consigli \w+ (?:su|per)|should i use|devo usare|dovrei usare|"
+    r"(?:come|cosa|quale|quali) (?:\w+ ){0,2}\w+(?:eresti|aresti|iresti)"
     r"|^(?:what is|what's|whats|cos'e|cos e|che cos'e|cosa e)\s+(?:an? |the |il |lo |la |l')?\S+\s*\??$"
 )
 # Text given inline to work on: "summarise: …", "traduci: …". What follows the colon is the data.
@@ -87,7 +90,7 @@ _INLINE = re.compile(r"^([^:\n\[]{0,60}):\s+\S")  # not "[attached: uploads/a.pd
 _NUMBERS_ONLY = re.compile(r"(?:[\s,;]*-?\d+(?:[.,]\d+)?){2,}[\s.?!]*")
 # A quote opened before the colon and not closed: "write 'Day one: sunny' to a.md" quotes a text.
 _OPEN_QUOTE = re.compile(r"(?:^|[\s(])(?:'[^']*|\"[^\"]*|«[^»]*|“[^”]*)$")
-_NAMES_NEXT = re.compile(r"\b(?:folders|directories|cartelle)\s*$")
+_NAMES_NEXT = re.compile(r"\b(?:folders?|directories|directory|cartell[ae])\s*$")
 _ADDING = whole(r"add|append|write|put|insert|aggiungi|accoda|scrivi|metti|inserisci")
 _INTO_FILE = re.compile(r"\s(?:in|to|into|nel|nella|a|al|alla|dentro)\s+\S+\.\w{1,5}\s*[.!?]*$")
 _URL_AFTER = re.compile(r":\s+(?:https?://|www\.)\S+\s*$")
@@ -126,6 +129,15 @@ def decide(
         extraction = None
     extraction = extraction or P.extract(text, workspace)
     own = own_objects.find(folded, extraction, definition=bool(_DEFINITION.search(folded)))
+    if (
+        own is not None
+        and own[1] == "a web address"
+        and any(
+            v.type == "path" and "/" in v.text and object_kinds.is_file_extension(v.text.rsplit(".", 1)[-1])
+            for v in extraction.values
+        )
+    ):
+        own = None  # "in src/app.js change the API URL to api.myapp.io": an edit, not a page to fetch
     if own is not None and own[0] == "schedule_recurring" and own_objects.bare_schedule(folded):
         return Decision("ask", ("a schedule without what to do",), 0.8, question=missing.question(text))
     if own is not None and own[0] in _NEEDS_ITS_OWN and missing.missing_object(folded, pronoun=True):
@@ -191,7 +203,7 @@ def _workspace_evidence(
     """What in the request names the user's files: (evidence, confidence), or None."""
     evidence, confidence = [], 0.0
     # Not «dai un'occhiata a main.py e spiegami cosa fa»: the file is looked at first.
-    definition = bool(_DEFINITION.search(folded)) and not W.LOOK_AT.search(folded)
+    definition = bool(_DEFINITION.search(folded)) and not W.LOOK_AT.search(folded) and not W.SAYS.search(folded)
     if _CODE_REQUEST.search(folded):
         # "write a python script that renames all .jpg files in a folder", «dammi un comando bash per
         # contare le righe dei file .txt»: code to show, whose files are the code's, not the user's;
@@ -221,6 +233,9 @@ def _workspace_evidence(
         elif value.type in ("identifier", "quoted") and workspace is not None and exists(workspace, value.text):
             evidence.append(f"path {value.text}")  # README, `Makefile`: a name that is in the workspace
             confidence = max(confidence, 1.0)
+        elif value.type == "ext" and _DOTFILE.search(folded) and not definition:
+            evidence.append(f"path {value.text}")  # "check my .env": a file by its name, not a kind
+            confidence = max(confidence, 0.9)
         elif value.type == "ext" and not definition:
             evidence.append(f"extension {value.text}")
             confidence = max(confidence, 0.8)
@@ -233,7 +248,11 @@ def _workspace_evidence(
     if W.BY_NAME.search(folded) and W.FILE_NOUN.search(folded) and not definition:
         evidence.append("files by name")
         confidence = max(confidence, 0.85)
-    if (where := W.WHERE_SAVED.search(folded) or W.WORKSPACE_ROOT.search(folded)) and not definition:
+    if (known := W.KNOWN_NAMES.search(folded)) and not definition:
+        evidence.append(f"path {known.group(0)}")  # "open the Makefile"
+        confidence = max(confidence, 0.9)
+    where = W.WHERE_SAVED.search(folded) or W.WORKSPACE_ROOT.search(folded) or W.MY_THINGS.search(folded)
+    if where and not definition:
         evidence.append(f"root {where.group(0)}")  # "where did I save my cover letter?", «il workspace»
         confidence = max(confidence, 0.85)
     folder = W.FOLDER.search(folded) or W.FILES_IN.search(folded)
@@ -253,6 +272,9 @@ def _file_tool(
     """The file tool the request asks for first: by its verbs, else the pre-filter's best file tool."""
     original = extraction.text
     types = {v.type for v in extraction.values}
+    one_file = W.KNOWN_NAMES.search(folded) or _DOTFILE.search(folded)
+    if one_file:
+        types = (types - {"ext"}) | {"path"}  # "open the Makefile", "check my .env": one file
     derived = _derived(folded)
     if any(item.kind == "glob" for item in derived):
         types.add("glob")  # "any python files under scripts/": files of a kind, found
@@ -263,7 +285,7 @@ def _file_tool(
             first_verb = (tool, match.start())
     if W.WHICH_FILE.search(folded):
         return "grep_files"
-    paths = [v.text for v in extraction.values if v.type == "path"]
+    paths = [v.text for v in extraction.values if v.type == "path"] or ([one_file.group(0)] if one_file else [])
     if W.WHAT_I_WROTE.search(folded):  # "what did I write in journal/x.md?", «cosa ho salvato nel workspace?»
         return "read_files" if any(not reads_as_folder(workspace, path) for path in paths) else "list_files"
     searched = _searched(extraction)
@@ -279,11 +301,16 @@ def _file_tool(
     folders = W.FOLDER.search(folded) or any(reads_as_folder(workspace, path) for path in paths)
     if first_verb is None and W.CONTENTS.search(folded) and types & {"path", "ext"} and not folders:
         return "read_files"  # "the contents of .env.example": a file to read, whatever its name looks like
+    if first_verb is not None and first_verb[0] == "read_files" and "path" not in types:
+        first_verb = None  # "open the docs folder", "read my notes": what is read is decided below
+    if first_verb is not None and first_verb[0] == "write_files" and "path" in types and _EDIT_MARK.search(folded):
+        return "edit_file"  # «metti DEBUG=false al posto di DEBUG=true nel file .env»
     if first_verb is not None:
         tool = first_verb[0]
         if tool == "write_files" and _SOURCED.search(folded):
             return "read_files"  # "write a poem for her using the details in notes/sara.md": read first
-        if tool == "write_files" and W.PUT.match(folded, first_verb[1]) and _into_folder(paths, workspace):
+        into = _into_folder(paths, workspace) or (len(paths) == 1 and "." in paths[0] and W.FOLDER.search(folded))
+        if tool == "write_files" and W.PUT.match(folded, first_verb[1]) and into:
             return "move_files"  # «metti foto_mare.jpg dentro foto/vacanze»: a file put into a folder
         if tool == "find_files" and searched and W.SEARCHED_IN.search(folded) and not ({"glob", "ext"} & types):
             return "grep_files"  # "find TODO in src/": a term looked for inside files
@@ -307,6 +334,8 @@ def _file_tool(
         return "read_files"
     if W.FOLDER.search(folded):
         return "list_files"  # "e nella sottocartella archivio cosa c'è?"
+    if W.MY_THINGS.search(folded) or W.WORKSPACE_ROOT.search(folded):
+        return "list_files"  # "whats in my Downloads?", «cosa c'è nel workspace?»
     files = [c.name for c in ranked if c.name in _LOOKING_FILE_TOOLS]
     return files[0] if files else (ranked[0].name if ranked else None)
 
@@ -318,7 +347,12 @@ def _searched(extraction: P.Extraction) -> bool:
     for value in extraction.values:
         if value.type in ("path", "glob"):
             text = text[: value.start] + " " * (value.end - value.start) + text[value.end :]
-    return bool(W.SEARCHED.search(text))
+    text = W.KNOWN_NAMES_ANY_CASE.sub(" ", text)  # "is there a Makefile anywhere?": a name, not a term
+    return bool(W.SEARCHED.search(text)) or any(v.type == "identifier" and "_" in v.text for v in extraction.values)
+
+
+_DOTFILE = re.compile(r"\b(?:my|the|il|mio|il mio|nel|nel file|il file|the file|in|del|dal) \.[a-z]\w*\b")
+_EDIT_MARK = whole(r"al posto di|invece di|instead of|rather than|should (?:be|say|read)|deve essere|dovrebbe essere")
 
 
 def _into_folder(paths: list[str], workspace: Path | None) -> bool:

@@ -34,12 +34,14 @@ _EDIT_MARKERS = (
 )
 
 FIRST_FILE_TOOL = (
-    ("make_dirs", whole(r"mkdir|(?:create|make) (?:a |the |new |a new |two |three |some )?(?:folder|directory|dir)s?|"
+    ("make_dirs", whole(r"mkdir|(?:create|make|add) (?:a |an |the |new |a new |two |three |some )?(?:\w+ )?"
+                       r"(?:folder|directory|dir)s?|"
                        r"(?:create|make) (?:the |two |three |some )?directories|new folder|"
                        r"set up (?:a |the |new |some |two |three )?(?:folders?|directories|subfolders?)|"
-                       rf"(?:{_are('cre')}|fai|fammi|prepara|preparami) (?:una |la |le |delle |due |tre )?"
+                       rf"(?:{_are('cre|prepar')}|fai|fammi) (?:una |la |le |delle |due |tre )?"
                        r"(?:nuov[ae] )?(?:sotto)?cartell[ae]|nuova cartella")),
-    ("edit_file", whole(rf"replace|change(?! (?:the |its |their )?name)|edit|fix|correct|modify|update|"
+    ("edit_file", whole(rf"replace|change(?! (?:the |its |their )?name)|edit|fix|correct|modify|update|swap|"
+                       rf"{_are('scambi')}|"
                        rf"rename {_IN_FILE_THING}|rinomina {_IN_FILE_THING}|{_EDIT_MARKERS}|"
                        rf"sostituisc[ai]{_CLITIC}|sostituire{_CLITIC}|{_are('cambi')}(?! (?:il |i |lo )?nome)|"
                        rf"{_are('modific|aggiorn')}|{_ere('corregg')}|"
@@ -51,20 +53,23 @@ FIRST_FILE_TOOL = (
                           rf"{_ere('rimuov')}|{_are('butt')} via|buttal[oaie] via|butta via")),
     ("write_files", whole(rf"write|save|store|append|add|note down|put|create|overwrite|generate|"
                          r"make (?:me )?(?:a|an)|make (?:a |an )?(?:new )?(?:file|note)|"
-                         r"start (?:a |an )?(?:new )?(?:file|note|list|document|journal|log)|"
+                         r"start (?:a |an )?(?:new )?(?:file|note|list|document|journal|log)|jot(?: \w+)? down|jot|"
+                         rf"{_are('segn')}(?:ti)?|fammi (?:un|una) (?:nuovo |nuova )?(?:file|nota|documento)|"
                          rf"{_are('salv|annot|cre|accod|gener')}|{_ere('scriv|mett|aggiung|append')}|"
                          r"inserisci|inserire|mettici|scrivici")),
     ("grep_files", whole(r"mention|mentions|mentioning|contain|contains|containing|search (?:for|in)|grep|look for|"
                         r"search (?:my|the|all|all my|all the) [\w./-]+ for|"
                         r"(?:look|go|search|scan|comb|dig) (?:through|in|into) .{1,40}\bfor|"
+                        r"(?:lines?|righe|riga|rows) (?:with|containing|con|che contengono|che contiene)|"
                         r"talks? about|parla(?:no)? di|cerca dentro|search inside|look inside|cercal[oaie]|"
                         r"menzion\w*|contien\w*|cerca (?:la parola|il testo|\"|')|cerca .* (?:nei|nel|in|dentro)")),
-    ("find_files", whole(r"find|locate|how many|count|trova|quanti|quante|conta|individua|where is|where's|"
+    ("find_files", whole(r"find|locate|how many|count|contami|trova|quanti|quante|conta|individua|where is|where's|"
                         r"dov'e|dov e|dove e|dove si trova|dove sta|where did|where has|end(?:ed)? up|finit[oa]|"
                         r"files? (?:named|called)|file (?:chiamat\w+|di nome)|"
                         rf"{_are('trov')}|da qualche parte|somewhere|anywhere|esiste|any idea where|know where|"
                         r"dove (?:ho|avevo|hai) (?:messo|salvato|lasciato|spostato)|"
                         r"where (?:did|have) (?:i|you) (?:put|save|saved|leave|left|store|stored)")),
+    ("read_files", whole(r"read|open|leggi|leggere|leggimi|leggerlo|apri|aprire|aprimi")),
     ("list_files", whole(r"list|ls|what files|which files|elenca|elencami|lista|quali file|che file|"
                         r"contents of the folder")),
 )  # fmt: skip
@@ -105,6 +110,7 @@ SEARCHED = re.compile(
 # Where in the user's files something is: "which file defines the class Invoice?".
 WHICH_FILE = whole(
     r"(?:which|what|in which|in what) files? (?:defines?|declares?|contains?|has|have|mentions?|uses?|holds?)|"
+    r"(?:remember|ricordo|know|so|sure|sicuro) (?:in )?(?:which|what|che|quale|in which|in what) file|"
     r"(?:which|what|quali|quale)(?: of)?(?: my| the| i miei| dei miei)? (?:\w+ )?(?:files?|scripts?|modules?|moduli) "
     r"(?:(?:in|under|inside|of|nella|nel|in|dentro|sotto) [\w./-]+ )?"  # "which python files in src/ import …"
     r"(?:imports?|uses?|calls?|references?|importano|usano|chiamano|importa|usa)|"
@@ -133,7 +139,23 @@ WHERE_SAVED = whole(
     r"where (?:did|have) i (?:put|save|saved|leave|left|store|stored|keep|kept)|"
     r"dove (?:ho|avevo) (?:messo|salvato|lasciato|archiviato)"
 )
-WORKSPACE_ROOT = whole(r"(?:il|nel|del|dal|sul|the|my|in|of|your) workspace|l'area di lavoro")
+WORKSPACE_ROOT = whole(r"workspace|l'area di lavoro")
+# The user's things by their kind, and the folders every machine has: "my spreadsheets", «i miei
+# appunti», "whats in my Downloads?".
+MY_THINGS = whole(
+    r"(?:my|i miei|le mie|miei|mie|nei miei|nelle mie|dei miei|delle mie|tra i miei|tra le mie) "
+    r"(?:notes|appunti|documents|documenti|docs|files|logs|projects|progetti|spreadsheets|fogli|photos|foto|"
+    r"pictures|immagini|downloads?|recipes|ricette|scripts|pdfs?|screenshots?)|"
+    r"(?:my|the|i|nei|in|nella|della|la|dei) (?:downloads?|desktop|scrivania)(?= folder|[\s?!.,]|$)|"
+    r"(?:count|conta|contami) (?:le|i|the|all the|all my|tutte le|tutti i) (?:foto|photos|pictures|immagini|pdfs?|"
+    r"files?|documenti|documents)"
+)
+# Names of files that have no extension: "open the Makefile".
+_NO_EXTENSION = r"makefile|dockerfile|procfile|gemfile|rakefile|jenkinsfile|vagrantfile|containerfile|readme|license"
+KNOWN_NAMES = whole(rf"(?<!\ban )(?<!\ba )(?<!\bun )(?<!\buna )(?:{_NO_EXTENSION})")
+KNOWN_NAMES_ANY_CASE = re.compile(rf"\b(?:{_NO_EXTENSION})\b", re.IGNORECASE)
+# "what does notes/a.md say?": what a file says, not what a word means.
+SAYS = whole(r"what does .{1,60} say|cosa dice|che dice")
 # A folder after "what files … in": "what files do I have in src?".
 FILES_IN = re.compile(
     r"\b(?:what|which|quali|che) files? (?:do i have|have i got|are there|are|ho|ci sono) "

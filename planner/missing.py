@@ -46,8 +46,10 @@ _MISSING_OBJECT = whole(
     r"(?:the|that|this) (?:command|thing)|(?:il|quel|questo) comando|(?:la|quella|questa) cosa|"
     # A demonstrative and a noun nobody named here: "those documents", «quei documenti», "that log".
     r"(?:those|quei|quegli|quelle) \w+|"  # not "this list": the text given after a colon
+    r"(?:these|questi|queste) (?:two|three|due|tre)|the notes|gli appunti|"
     r"(?:that|quel|quella|quello) (?:task|job|log|photo|picture|pdf|note|nota|script|report|"
-    r"skill|schedule|foto|immagine|lista|list|elenco|documento|file|cartella|folder)|"
+    r"skill|schedule|foto|immagine|lista|list|elenco|documento|file|cartella|folder|link|url|page|site|website|"
+    r"pagina|sito|spreadsheet|foglio|sheet)|"
     # A part of a text nobody named: "read me the last part", «leggimi il resto».
     r"(?:the )?(?:first|last|next|previous|final|middle) (?:part|bit|section|page|paragraph|chapter|lines?)|"
     r"the rest|the end|the beginning|l'ultima parte|la prima parte|il resto|la fine|l'inizio"
@@ -84,15 +86,26 @@ _CLITIC_ACTION = re.compile(
     rf"{_LEAD}(?:scrivi|metti|aggiungi|incolla|copia|inserisci)ci\b|"
     # A schedule or a folder with nothing said about it: "schedule something", "create a new folder".
     r"^(?:please )?(?:schedule|pianifica|programma) (?:something|qualcosa)\b|"
-    r"^(?:please )?(?:create|make|crea|creami|crei|fai|fammi) (?:a|the|una|la) (?:new |nuova )?"
+    r"^(?:please |can you |could you |puoi |potresti )?(?:create|make|crea|creami|crei|fai|fammi) (?:a|the|una|la) "
+    r"(?:new |nuova )?"
     r"(?:folder|directory|cartella)"
+    r"(?:\s+(?:for (?:them|it|those|these)|per (?:loro|questi|quelli)))?"
     r"\s*(?:for me|per me|please|per favore)?\s*[.!?]*$|"
     # "search my files for it", "fix the typo in there": what to look for, or where, is a pronoun.
     rf"{_LEAD}(?:search|look|grep|scan|go|comb|cerca|cercami)\b.{{0,30}}\b(?:for|per) (?:it|that|this|them|quello|"
     r"questo|quella|the thing|that thing|quella cosa)(?: (?:i|we|you|che) .{0,40})?\s*[.!?]*$|"
     rf"{_LEAD}(?:fix|correct|change|replace|add|put|write|search|look|correggi|cambia|sostituisci|aggiungi|metti|"
     r"scrivi|cerca)\b.{0,30}\b(?:in there|in here|in it|out of there|li dentro|qui dentro|la dentro|in quel file|"
-    r"in questo file|in quella cartella|in questa cartella|la)\s*[.!?]*$|"
+    r"in questo file|in quella cartella|in questa cartella|la|in quel documento|in questo documento|"
+    r"in (?:that|this) (?:file|document|folder|report))\s*(?:please|per favore)?\s*[.!?]*$|"
+    # A size, or a part of a document nobody named: "how big is the file?", "change the date in the header".
+    r"\b(?:how (?:big|large|long|old) is|quanto (?:pesa|e grande|occupa)) (?:the|that|this|il|quel|questo) "
+    r"(?:file|document|documento|folder|cartella)\s*\??$|"
+    r"^(?:change|cambia|update|aggiorna|fix|correggi|edit|modifica)\b.{0,40}\b(?:in the|nell'|nel|nella) ?"
+    r"(?:header|footer|intestazione|titolo|title|first line|prima riga|subject|oggetto)\b|"
+    r"\b(?:compare|confronta|diff) (?:the|i|le) (?:two|due) (?:files?|documents?|documenti|versions?|versioni)\b|"
+    r"\b(?:undo|annulla|revert) (?:what you did|quello che hai fatto)\b|"
+    r"\b(?:dove|where) (?:l'hai|lo hai|la hai|li hai|did you|have you) (?:salvat\w*|mess\w*|put|save|saved)\b|"
     # "ok, e quello dopo?" as a first message: the next of a list nobody has seen.
     r"^(?:(?:ok|e|and|allora|poi|then)[ ,]+)*(?:quello|quella|the one|that one|il prossimo|the next one)"
     r"(?: (?:dopo|after that|after|next|seguente|successivo|prima|before))?\s*[.!?]*$"
@@ -117,7 +130,9 @@ _MISSING_AFTER = re.compile(
     r"(?:\s+(?:somewhere|elsewhere|back|altrove|da qualche parte)(?: \w+)?)?(?:\s+(?:instead|invece))?"
     rf"(?:\s+{_EARLIER})?"
     r"(?:\s+(?:and|e) .{0,40})?"
-    r"\s*(?:,?\s*(?:please|per favore|grazie|thanks|pls))?\s*[.!?]*\s*$"
+    r"\s*(?:,?\s*(?:please|per favore|grazie|thanks|pls))?"
+    # A remark after it: "delete those please, I don't need them anymore".
+    r"(?:\s*,\s*(?:i|we|it|they|non|perche|because|since|che|tanto|tanto non)\b.{0,50})?\s*[.!?]*\s*$"
 )
 
 
@@ -217,11 +232,12 @@ _WORKSPACE = re.compile(r"\b(?:workspace|area di lavoro)\b")
 _GENERIC_TARGET = whole(
     r"(?:(?:a|the|that|this|those|these|some|one|un|uno|il|lo|la|i|gli|le|quel|quello|quella|questo|questa|del|dal|"
     r"nel|in un) (?:file|document|documento|folder|cartella|text file|file di testo|script|programma|program|pdf|"
-    r"allegato|attachment)|della cartella)"
+    r"allegato|attachment)|della cartella|(?:al|nel|the|il|to the|in the) log)"
     # Not "rename the folder 'old stuff'", «elimina la cartella old_backup»: the name follows; in
     # Italian a plain word may be the name too: «nella cartella lavoro».
     r"(?!\s+(?:(?:called|named|chiamat[oa]|di nome)\s+)?(?:['\"«]|[\w-]*[_\d./][\w.-]*))"
-    r"(?<!della cartella(?=\s+(?!(?:in|con|per|da|e|o|a|di|che|come|dove|nuova|vecchia|giusta)\b)[a-z]))"
+    r"(?!(?<=cartella)\s+(?!(?:in|con|per|da|e|o|a|di|che|come|dove|nuova|vecchia|giusta|sbagliata|mia|tua|sua|"
+    r"del|della|dei|nel|nella|su|sul|dentro|qui|li|la|vuota|piena|principale|condivisa|per favore)\b)[a-z][\w-]*)"
 )
 # Verbs that work on the text they are given, not on a file.
 _TRANSFORM = re.compile(

@@ -72,15 +72,26 @@ _NOT_DATA = re.compile(
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|gen|mag|giu|lug|ago|set|ott|dic)[a-z]*\.?\s+"
     r"\d{1,2}\s*-\s*\d{1,2}\b|\b\d{1,2}\s*-\s*\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|"
     r"gennaio|febbraio|marzo|aprile|maggio|giugno|luglio|agosto|settembre|ottobre|novembre|dicembre)|"  # dates
-    r"\b(?:lines?|righe|riga|pages?|pagine|pag\.?|esercizi|exercises|chapters?|capitoli)\s+\d+\s*-\s*\d+"  # a range
+    r"\b(?:lines?|righe|riga|pages?|pagine|pag\.?|esercizi|exercises|chapters?|capitoli)\s+\d+\s*-\s*\d+|"  # a range
+    # A number that names something: "the phone number 555-0192", «il codice 12-345», "555-123-4567", "0039-06".
+    r"\b(?:phone|telephone|tel|mobile|cell|fax|ticket|order|invoice|serial|account|tracking|reference|case|customer|"
+    r"id|pin|zip|iban|numero (?:di |d')?(?:telefono|cellulare|ordine|fattura|pratica|conto|serie|cliente)|telefono|"
+    r"cellulare|codice|ordine|fattura|pratica|conto|cap|matricola|seriale)"
+    r"(?: (?:number|no\.?|num\.?|code|di telefono|di cellulare|d'ordine|n\.?))?\s*[:#]?\s*\+?\d[\d -]*\d|"
+    r"\b\d+(?:-\d+){2,}\b|\b\d+-0\d+\b|\b0\d+-\d+\b"
 )
+# Whether files hold something is a search, whatever numbers it names: "do any of my documents contain 55-12?".
+_CONTAINS = whole(r"contains?|containing|mentions?|conten\w*|contien\w*|menzion\w*")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?")
 _SCHEDULE = whole(
     rf"(?:every|each) (?:other |second |single )?(?:{W.PERIODS_EN}|\d+ (?:minutes?|hours?|days?|weeks?|months?))|"
     r"daily at|weekly on|"
     rf"ogni (?:{W.PERIODS_IT}|\d+ (?:minuti|ore|giorni|settimane|mesi))|tutti i giorni|tutte le mattine|tutte le sere|"
     r"ogni (?:primo|ultimo|\d+) (?:giorno )?del mese|il primo di ogni mese|"
-    r"(?:on )?the (?:first|last) (?:day )?of (?:every|each) month"
+    r"(?:on )?the (?:first|last) (?:day )?of (?:every|each) month|"
+    # A periodic task set up: "set up a daily job at 7 that …", «imposta un'attività giornaliera che …».
+    r"(?:set ?up|create|add|make|schedule|start|imposta|crea|aggiungi|programma|pianifica|configura)\w* (?:me |mi )?"
+    rf"(?:(?:an?|un|una|uno|the|il|la|lo|new|nuov[oa]|another|altr[oa]) )*(?:un'|l')?(?:{W.PERIODIC_TASK})"
 )
 _RECURRING = whole(
     r"recurring|ricorrent[ei]|scheduled tasks?|scheduled jobs?|attivita (?:pianificat|programmat)[ae]|"
@@ -98,7 +109,8 @@ _RECURRING = whole(
 # A task's own name, quoted or after the word: "'invoice-reminder'", "the job nightly-backup".
 _NAMED_TASK = re.compile(
     r"['\"«][a-z0-9]+(?:-[a-z0-9]+)+['\"»]|\b(?:task|job) [a-z0-9]+(?:-[a-z0-9]+)+|"
-    r"\b(?:task|job|attivita|reminder|promemoria) ['\"«][^'\"»\n]{2,40}['\"»]"  # «l'attività 'backup settimanale'»
+    r"\b(?:task|job|attivita|reminder|promemoria) ['\"«][^'\"»\n]{2,40}['\"»]|"  # «l'attività 'backup settimanale'»
+    r"['\"«][^'\"»\n]{2,40}['\"»] (?:(?:recurring|scheduled|ricorrente|programmat[oa]) )?(?:task|job)\b"  # "'x' task"
 )
 # All of them, or their list: «fammi vedere l'elenco dei task ricorrenti».
 _ALL_OF_THEM = whole(
@@ -120,13 +132,19 @@ _RECURRING_VERBS = (
             r"(?:sospendi|riattiva|disattiva|attiva)(?:lo|la|li|le)?"
         ),
     ),
-    ("run_now_recurring", whole(r"run now|right now|now|esegui ora|subito|adesso|lancia ora|fai partire")),
+    (
+        "run_now_recurring",
+        whole(
+            r"run now|right now|now|esegui ora|subito|adesso|lancia ora|fai partire|(?:rilancia|riesegui)\w*|re-?run"
+        ),
+    ),
     (
         "history_recurring",
         whole(
             r"history|runs|when did|last run|cronologia|storico|esecuzion[ei]|quando e|"
             r"how did (?:it|the|its) .{0,40}go|com'e andat[oa]|e andat[oa]|e girat[oa]|ha girato|"
-            r"quante volte|how many times|how often (?:has|did|does)"
+            r"quante volte|how many times|how often (?:has|did|does)|did it (?:work|run|succeed|fail|go)|"
+            r"(?:last )?ran|(?:ha|hanno) funzionato|(?:e|sono) (?:andat|fallit|partit)\w*|a buon fine"
         ),
     ),
     (
@@ -207,7 +225,26 @@ def bare_task(folded: str) -> bool:
     automatico?»."""
     if _NAMED_TASK.search(folded):
         return False
+    if W.RERUN_BARE.fullmatch(folded) and W.RERUN_VERB.search(folded):
+        return True  # «rilancialo», "run it again"
     return (bool(_RECURRING.search(folded)) and bool(_TASK_ONLY.fullmatch(folded))) or bool(W.THAT_TASK.search(folded))
+
+
+def _by_its_work(folded: str) -> str | None:
+    """The recurring-task tool for a task spoken of by the work it does ("cancel the cleanup job", «il
+    job di pulizia dei log») or a run of such work ("did the backup run last night?"); not an item on
+    the task list ("mark the backup task as done"), nor a request for advice."""
+    if W.ADVICE.search(folded) or W.WRITING.search(folded) or _TODO.search(folded):
+        return None
+
+    def the_users(match: re.Match | None) -> bool:  # not "how a cron job would look": one of a kind
+        return match is not None and not re.search(r"\b(?:an?|un|una|uno|un')\s*$", folded[: match.start()])
+
+    if the_users(W.WORK_RUN.search(folded)):
+        return next((name for name, pattern in _RECURRING_VERBS[:4] if pattern.search(folded)), "history_recurring")
+    if the_users(W.WORK_TASK.search(folded)):
+        return next((name for name, pattern in _RECURRING_VERBS if pattern.search(folded)), "list_recurring")
+    return None
 
 
 def bare_memory(folded: str) -> bool:
@@ -261,6 +298,12 @@ def find(folded: str, extraction: P.Extraction, *, definition: bool) -> tuple[st
         return tool, "recurring tasks", 0.9
     if named_task and (tool := next((n for n, p in _RECURRING_VERBS[1:5] if p.search(folded)), None)):
         return tool, "a recurring task by its name", 0.8  # "when did 'invoice-reminder' last run?"
+    if (tool := _by_its_work(folded)) and not definition:
+        return tool, "a recurring task by its work", 0.8  # "when did the backup task last run?"
+    if W.RERUN_BARE.fullmatch(folded) and W.RERUN_VERB.search(folded):
+        return "run_now_recurring", "a run again", 0.8  # «rilancialo»: `bare_task` asks which
+    if W.git(folded) and not definition:
+        return "run_shell", "a git command", 0.85  # "commit everything in notes-repo and push it"
     # «lancia subito il riepilogo giornaliero», "stop that task": an operation makes it a recurring task.
     operations = 4 if W.PERIODIC.search(folded) and not definition else 0
     operations = 5 if W.THAT_TASK.search(folded) and not _TODO.search(folded) else operations
@@ -276,7 +319,9 @@ def find(folded: str, extraction: P.Extraction, *, definition: bool) -> tuple[st
         return "list_files", "a folder listed", 0.85
     if _SHELL.search(folded) and not definition:
         return "run_shell", "a shell command", 0.85
-    if _TIME.search(folded) and (not definition or _TIME_NOW.search(folded)) and not _TIME_OF_EVENTS.search(folded):
+    now = _TIME_NOW.search(W.TIME_ADVICE.sub(" ", folded))  # not «a che ora è meglio …»
+    advice = W.TIME_ADVICE.search(folded) and not now  # "what time of year is best to visit Japan?"
+    if _TIME.search(folded) and (not definition or now) and not _TIME_OF_EVENTS.search(folded) and not advice:
         # Not "how do websites know what time zone I'm in?": a question about how, not about now.
         return "get_time", "a time or date question", 0.9
     if _arithmetic(folded, extraction):
@@ -306,7 +351,7 @@ def _changed_fact(folded: str, extraction: P.Extraction) -> bool:
     anymore, any advice?"), a piece of writing, a state of mind, nor the user's files."""
     if any(v.type in ("path", "glob", "url", "ext") for v in extraction.values) or W.FILE_NOUNS.search(folded):
         return False
-    if W.WRITING.search(folded) or W.MOOD.search(folded) or W.ADVICE.search(folded):
+    if W.WRITING.search(folded) or W.MOOD.search(folded) or W.ADVICE.search(folded) or W.ACTION_FIRST.match(folded):
         return False
     if folded.rstrip().endswith("?") and not W.MEMORY_REQUEST.search(folded):
         return False
@@ -332,6 +377,8 @@ def _arithmetic(folded: str, extraction: P.Extraction) -> bool:
     for value in extraction.values:
         if value.type in ("path", "url", "glob") and re.search(r"[a-z]", fold(value.text)):
             folded = folded.replace(fold(value.text), " ")  # "chapter2.txt", not "17*23"
+    if _CONTAINS.search(folded) and W.FILE_NOUNS.search(folded):
+        return False  # "do any of my documents contain 555-0192?": a search in files
     folded = _NOT_DATA.sub(" ", folded)
     numbers = len(_NUMBER.findall(folded))
     return bool(

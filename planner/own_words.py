@@ -1,7 +1,7 @@
 """Word classes for planner/own_objects.py, in English and Italian, on the folded text: the agent's
 memory and what it keeps about the user, a personal fact said to have changed, recurring tasks
-spoken of by their period, a demonstrative that names no object, a to-do list that is not the
-session's."""
+spoken of by their period or their work, a demonstrative that names no object, a to-do list that is
+not the session's, advice on when (not the clock), a git order."""
 
 from __future__ import annotations
 
@@ -188,6 +188,11 @@ WRITING = re.compile(
     r"\b(?:write|draft|compose|prepare|scrivi\w*|prepara\w*|componi)\b (?:\S+ ){0,3}?(?:e-?mail|mail|letter|lettera|"
     r"message|messaggio|post|poem|poesia|tweet|speech|discorso|card|biglietto)\b"
 )
+# An order on the user's things first: "remove those, I don't use them anymore" is not a fact.
+ACTION_FIRST = re.compile(
+    r"(?:please |can you |could you |puoi |potresti )?(?:delete|remove|erase|move|copy|rename|archive|trash|"
+    r"elimina|cancella|rimuovi|sposta|copia|rinomina|archivia|butta)\w*\b"
+)
 MOOD = re.compile(
     r"\b(?:not|non) (?:so |lo so |sono )?(?:sure|certain|sicur[oa]|convint[oa])\b|\bdon'?t know\b|"
     r"\bnon (?:lo )?so\b|\bce la faccio\b|\bne posso piu\b|\bin the mood\b|\bin vena\b|"
@@ -208,7 +213,55 @@ PERIODS_IT = rf"giorno|mattina|sera|notte|pomeriggio|settimana|mese|anno|ora|wee
 PERIODIC_TASK = (
     rf"(?:daily|weekly|monthly|nightly|hourly|morning|evening|yearly|annual|{DAYS_EN}) (?:[\w-]+ ){{0,2}}"
     r"(?:job|task|reminder)s?(?! list)|"
-    rf"(?:promemoria|task|job|attivita|controllo|backup|report|riepilogo) (?:del |di |della )?(?:{DAYS_IT})"
+    rf"(?:promemoria|task|job|attivita|controllo|backup|report|riepilogo) (?:del |di |della )?(?:{DAYS_IT})|"
+    # Italian puts the period after the noun: «il job notturno», «un'attività giornaliera».
+    r"(?:job|task|attivita|promemoria)s? (?:\w+ )?(?:giornalier|quotidian|settimanal|mensil|notturn|mattutin|"
+    r"serale|serali|orari|annual)\w*"
+)
+# Work that a machine does on a schedule: "the backup", «la pulizia dei log», "the nightly sync"; not
+# "a backup plan", "the backup singer".
+_NOT_WORK = r"(?! (?:plans?|singers?|dancers?|generators?|batter(?:y|ies)|options?)\b)"
+MACHINE_WORK = (
+    r"(?:backup|back-up|sync|synchroni[sz]ation|sincronizzazione|cleanup|clean-up|pulizia|export|cron|cronjob|"
+    rf"archiviazione|polling|scraping)s?{_NOT_WORK}"
+)
+# Work that only a machine does, whose outcome ("did the backup work?") is a run's: not "the beach
+# cleanup went well", «com'è andata la pulizia di casa?».
+_JOB = r"(?:tasks?|jobs?(?! (?:at|with|in) (?:the|an?|my|our)\b))"  # not "my cleanup job at the restaurant"
+_MACHINE_ONLY = rf"(?:backup|back-up|sync|sincronizzazione|cron|cronjob)s?{_NOT_WORK}|{MACHINE_WORK} {_JOB}"
+# A task spoken of by the work it does: "the backup task", "the cleanup job", «il job di pulizia dei
+# log», «l'attività di backup».
+WORK_TASK = whole(
+    rf"{MACHINE_WORK} (?:\w+ )?{_JOB}|"
+    r"(?:task|job|attivita)s? (?:\w+ )?(?:di|del|della|dei|delle|per|per il|per la|of|for|for the) "
+    rf"(?:\w+ )?{MACHINE_WORK}"
+)
+_RAN = r"(?:last )?(?:ran|run|runs|fired)"
+_OUTCOME = r"(?:went|succeeded|failed|completed|finished|worked|go|work|fail|succeed)"
+_AUX_IT = r"(?:e|ha|sono|hanno|non e|non ha) (?:\S+ )?"
+_RAN_IT = rf"{_AUX_IT}(?:girat|partit|eseguit)\w*"
+_OUTCOME_IT = rf"{_AUX_IT}(?:fallit|andat|terminat|completat|funzionat)\w*"
+_RERUN = r"(?:rilancia|riesegui|rerun|re-run|restart|riavvia|rifai partire)\w*"
+_WORDS = r"(?: (?!and\b|e\b)\S+){0,3}?"
+_AT = r"(?<![\w./-])"  # a word of its own, not "logs/backup-2024-03.log"
+# A run of such work: "when did the backup task last run", "did the sync run last night?", «quando è
+# girato l'ultima volta il backup», «il backup di stanotte è andato a buon fine?», «rilancia il backup».
+WORK_RUN = re.compile(
+    rf"{_AT}{MACHINE_WORK}(?: (?:task|job)s?)?{_WORDS} {_RAN}\b|{_AT}(?:{_MACHINE_ONLY}){_WORDS} {_OUTCOME}\b|"
+    rf"\b{_RAN_IT}\b.{{0,40}}{_AT}{MACHINE_WORK}\b|{_AT}{MACHINE_WORK}\b.{{0,40}}\b{_RAN_IT}\b|"
+    rf"\b{_OUTCOME_IT}\b.{{0,40}}{_AT}(?:{_MACHINE_ONLY})\b|{_AT}(?:{_MACHINE_ONLY})\b.{{0,40}}\b{_OUTCOME_IT}\b|"
+    rf"\b{_RERUN} (?:(?:the|il|la|lo|l'|i|le|that|quel|quella) ?)?{MACHINE_WORK}\b"
+)
+# Re-running with nothing said of what: "rerun it", «rilancialo», "run it again", «lancialo di nuovo».
+RERUN_BARE = re.compile(
+    r"(?:\b(?:please|pls|can you|could you|puoi|potresti|per favore|ok|okay|now|ora|adesso|subito|just|solo|"
+    r"it|that|this|one|lo|la|quello|quella|again|di nuovo|ancora|ancora una volta|once more|"
+    r"rilancia(?:lo|la|li|le)?|riesegui(?:lo|la|li|le)?|rerun|re-run|run|lancia(?:lo|la)|esegui(?:lo|la)|"
+    r"fa(?:llo|lla) ripartire|rifallo|rifalla|fallo girare|falla girare|start it over)\b|[\s,.!?'])*"
+)
+RERUN_VERB = re.compile(
+    r"\b(?:rilancia|riesegui)\w*|\b(?:rerun|re-run)\b|\b(?:run|lancia|esegui|start)\w* (?:it|that|this|lo|la)? ?"
+    r"(?:again|di nuovo|ancora|over)\b|\b(?:rilancia|riesegui|lancia|esegui)(?:lo|la|li|le)\b"
 )
 # Tasks that run by themselves: «le attività automatiche», «quella cosa automatica», "automated jobs".
 AUTOMATIC_TASK = (
@@ -221,6 +274,15 @@ PERIODIC = whole(
     rf"(?:{DAYS_EN}) (?:summary|report|digest|backup|check|reminder|newsletter|recap)|"
     r"(?:riepilogo|report|resoconto|promemoria|backup|digest|sommario|rapporto|notiziario|controllo)"
     r" (?:\w+ )?(?:giornalier|quotidian|settimanal|mensil|notturn|mattutin|serale)\w*"
+)
+# When is best, not what time it is: "what time of year is best to visit Japan?", «qual è l'ora migliore
+# per correre?».
+TIME_ADVICE = whole(
+    r"what time of|(?:the )?time of (?:the )?(?:year|day|month|week|season)|what time (?:is|would be) (?:the )?"
+    r"(?:best|better|ideal|good|right)|(?:best|ideal|good|right|better|optimal|worst) time|"
+    r"(?:che|quale|in che) (?:ora|ore|periodo|momento|mese|stagione) (?:del|dell'|della) (?:giorno|anno|giornata|"
+    r"mese|settimana)|(?:ora|ore|momento|periodo|orario|stagione) (?:migliore|migliori|ideale|giusto|piu adatt\w*)|"
+    r"(?:a )?che ora (?:e meglio|conviene|e consigliabile|dovrei|devo)"
 )
 # A question of opinion about doing something on a period: «bisognerebbe fare pulizia ogni mese,
 # serve davvero?», "should I back up every week?".
@@ -248,7 +310,17 @@ EARLIER = (
 )
 _DEMONSTRATIVE = r"\b(?:(?:that|this|quel|quello|questo|quella|questa)\s+|quell'|quest')"
 # What follows a name, or a clause that tells which: "that task 'backup'", "that job that syncs photos".
-_TELLS_WHICH = r"(?!\s+(?:called|named|chiamat\w*|di nome|['\"«]|che|that|which|di|del|della|of|for|about|on|per|su))"
+# "for"/«per» with a span of time says for how long, not which: «sospendi quell'attività per una settimana».
+_FOR_HOW_LONG = (
+    r"(?:for|per)\s+(?:(?:a|an|one|two|three|a few|some|another|un|una|uno|un'|due|tre|qualche|altr[ie]|\d+)\s+)?"
+    r"(?:minut|hours?\b|days?\b|weeks?\b|months?\b|ore\b|ora\b|giorn|settiman|mes[ei]\b|while\b|now\b|today\b|"
+    r"tonight\b|the (?:weekend|holidays?|moment)\b|oggi\b|stanotte\b|adesso\b|il (?:weekend|momento)\b|"
+    r"le (?:vacanze|ferie)\b)"
+)
+_TELLS_WHICH = (
+    rf"(?!\s+(?!{_FOR_HOW_LONG})(?:called|named|chiamat\w*|di nome|['\"«]|che|that|which|di|del|della|of|for|about|"
+    r"on|per|su))"
+)
 # A recurring task by a demonstrative alone: "stop that task", «quel job automatico», «quella cosa
 # automatica», "this reminder".
 THAT_TASK = re.compile(
@@ -267,7 +339,15 @@ THAT_THING = re.compile(
 # A to-do list that is not the session's: one of many ("a to-do list", «una to-do list»), a kind of
 # product ("the best to-do list app").
 OTHER_LIST_BEFORE = re.compile(
-    r"\b(?:a|an|any|some|every|un|una|uno|qualche|ogni|best|good|great|simple|migliore|buona|nuova|new)\s+$"
+    r"\b(?:a|an|any|some|every|un|una|uno|qualche|ogni|best|good|great|simple|migliore|buona|nuova|new)\s+$|"
+    # The product kept for such lists: «che app per le liste di cose da fare», "an app to manage my tasks".
+    r"\b(?:apps?|applications?|applicazion[ei]|programs?|programm[ai]|software|tools?|strument[oi]|metod[oi]|"
+    r"methods?|sistem[ai]|systems?)\s+(?:per|for|to|da|di|that|che)\s+(?:\S+\s+){0,4}$|"
+    # A list made out of something read: «leggere gli appunti e fare l'elenco delle cose da fare», "go
+    # through the minutes and make the to-do list", «estrai dagli appunti le cose da fare».
+    r"\b(?:read|go through|look through|leggi|leggere|leggimi|rileggi\w*|scorri\w*|open|apri\w*)\b.{1,60}"
+    r"\b(?:and|e|then|poi)\s+(?:\S+\s+){0,2}(?:l'|un')?$|"
+    r"\b(?:extract|pull out|estrai|tira fuori|ricava)\w*\b.{0,40}\b(?:from|dagli|dai|dalle|dal|dalla|da)\b.{0,40}$"
 )
 OTHER_LIST_AFTER = re.compile(
     r"^\s+(?:apps?|applications?|tools?|software|templates?|methods?|systems?|programs?|app|metodo|sistema|modello)\b"
@@ -277,3 +357,33 @@ WRITTEN_ABOUT = re.compile(
     r"\b(?:poem|haiku|story|song|joke|limerick|essay|article|post|tweet|poesia|storia|canzone|barzelletta|"
     r"racconto|articolo)\b.{0,20}\b(?:about|on|of|su|sul|sulla|sulle|sui|di)\s+(?:\w+\s+)?$"
 )
+
+# --- Git ---------------------------------------------------------------------------------------------------
+
+# A git action given as an order: "commit everything …", «… e fai push», "can you pull and rebase?"; not
+# "commit to a gym routine", "push myself harder", "this commit message".
+_ORDER = (
+    r"(?:^|[,.;:!?]\s*|\b(?:and|then|also|please|pls|now|just|can you|could you|would you|will you|e|poi|anche|"
+    r"ora|adesso|per favore|puoi|potresti|dopo)\s+)"
+)
+_GIT_EN = r"commit|push|pull|rebase|merge|checkout|clone|stash|cherry-pick|squash"
+# Italian borrows git's verbs as its own: «committa», «pusha», «fai il push».
+_GIT_IT = (
+    r"(?:commit+|push|pull|mergi?|rebas|stash)a\w*|"
+    r"fa(?:i|re|mmi|ccia|cciamo)? (?:il |un |una |lo )?(?:git )?(?:commit|push|pull|rebase)"
+)
+GIT_ORDER = re.compile(rf"{_ORDER}(?:(?:{_GIT_EN})(?![\w-])|(?:{_GIT_IT}|clona\w*)(?![\w-]))")
+GIT_OWN = re.compile(rf"{_ORDER}(?:{_GIT_IT})(?![\w-])")
+# What a git action is done to or with: "the repo", «il branch», "origin", "with the message '…'".
+GIT_CONTEXT = whole(
+    r"repos?|repository|repositories|[\w.-]+-repo|repo-[\w.-]+|branch(?:es)?|remote|origin|upstream|"
+    r"(?:with|col|con il|con|using) (?:the |il |a |un )?(?:commit )?messag\w*|pull request|working tree|staged|"
+    r"(?:to|into|from|onto|su|in|da|sul|nel) (?:the |il )?(?:main|master|develop)(?: branch)?"
+)
+
+
+def git(folded: str) -> bool:
+    """A git action asked for: an order with its own git word («committa», «fai push»), a git verb on a
+    repository or a branch, or two git verbs in a row ("commit and push")."""
+    orders = GIT_ORDER.findall(folded)
+    return bool(GIT_OWN.search(folded) or (orders and GIT_CONTEXT.search(folded)) or len(orders) >= 2)

@@ -205,9 +205,9 @@ def test_the_question_says_what_is_missing_in_the_request_language():
 
 
 def test_a_plain_word_that_names_a_workspace_file_is_evidence(tmp_path):
-    (tmp_path / "README").write_text("hi")
-    assert decision("show me README", tmp_path).route == "tools"
-    assert decision("show me README").route == "direct"
+    (tmp_path / "CHANGES").write_text("hi")
+    assert decision("show me CHANGES", tmp_path).route == "tools"
+    assert decision("show me CHANGES").route == "direct"
 
 
 def test_a_dotted_word_in_a_question_about_the_world_is_unsure():

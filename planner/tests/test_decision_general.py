@@ -45,6 +45,23 @@ def decision(text, workspace=None):
         ("esiste un config.yaml da qualche parte?", "find_files"),
         ("set up folders for projects/alpha and projects/beta", "make_dirs"),
         ("dai un'occhiata a app.py e dimmi cosa fa", "read_files"),
+        # a file by a name with no extension, a dotfile, the user's things by their kind
+        ("open the Dockerfile and explain the stages", "read_files"),
+        ("check my .bashrc for the alias I added", "read_files"),
+        ("what does reports/week-12.md say?", "read_files"),
+        ("count my pictures", "find_files"),
+        ("is there a Dockerfile anywhere in my projects?", "find_files"),
+        ("what's in my Desktop?", "list_files"),
+        ("cerca 'iban' nei miei appunti", "grep_files"),
+        ("grep for user_id across the workspace", "grep_files"),
+        ("guarda in logs/ le righe con TIMEOUT", "grep_files"),
+        ("jot this down in ideas/next.md: a bot that waters plants", "write_files"),
+        ("put invoice_07.pdf in the Archive folder", "move_files"),
+        ("potresti mettere PORT=80 al posto di PORT=8080 nel file config.env?", "edit_file"),
+        ("swap DEBUG=1 for DEBUG=0 in settings.env", "edit_file"),
+        ("in web/main.js change the endpoint from localhost:8000 to api.example.org", "edit_file"),
+        ("create an empty folder named 'drafts' in my documents", "make_dirs"),
+        ("new folder: Receipts", "make_dirs"),
     ],
 )
 def test_a_named_object_goes_to_its_first_tool(text, tool):
@@ -70,6 +87,16 @@ def test_a_named_object_goes_to_its_first_tool(text, tool):
         "put that in a new folder",
         "change it back",
         "set it to run at 9 instead",
+        "remove those please, I don't use them anymore",
+        "fetch that page and summarise it",
+        "how big is the document?",
+        "change the title in the header to 'Minutes'",
+        "compare the two versions and tell me the differences",
+        "undo what you did to the file",
+        "merge these two into one",
+        "dove l'hai messo?",
+        "can you make a folder for them?",
+        "cancella la cartella dist dentro progetto",
     ],
 )
 def test_an_action_on_nothing_named_asks(text):
@@ -88,6 +115,10 @@ def test_an_action_on_nothing_named_asks(text):
         "write a funny song about my messy downloads folder",
         "put it in simpler words",
         "trasforma questo elenco in una tabella: Anna 30, Marco 41",
+        "should I use tabs or spaces in a Makefile?",
+        "which is faster for big text files, awk or sed?",
+        "per quanti anni vanno tenuti i documenti delle tasse?",
+        "whats the shortcut to search inside a pdf on windows",
     ],
 )
 def test_words_about_files_and_opinions_go_direct(text):

@@ -262,3 +262,137 @@ def test_the_sessions_task_list_and_other_lists(text, expected):
 )
 def test_time_subagents_and_commands(text, expected):
     assert tool(text) == expected
+
+
+# A recurring task by the work it does ("the sync job", «il job di pulizia»), or a run of that work.
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("did the nightly sync run yesterday?", "history_recurring"),
+        ("has the backup job run this week?", "history_recurring"),
+        ("did the backup work last night?", "history_recurring"),
+        ("quando ha girato per l'ultima volta il job di backup?", "history_recurring"),
+        ("la sincronizzazione di stanotte è andata a buon fine?", "history_recurring"),
+        ("remove the cleanup job, it's useless now", "cancel_recurring"),
+        ("cancella l'attività di backup delle foto", "cancel_recurring"),
+        ("disattiva il task serale di pulizia", "toggle_recurring"),
+        ("pause the sync task until friday", "toggle_recurring"),
+        ("rilancia il backup delle foto", "run_now_recurring"),
+        ("describe the 'photo sync' job", "show_recurring"),
+        ("fammi vedere il «controllo prezzi» job", "show_recurring"),
+    ],
+)
+def test_a_recurring_task_by_its_work(text, expected):
+    assert tool(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "how did the beach cleanup go?",  # people's work, not a machine's
+        "com'è andata la pulizia della cantina?",
+        "my backup plan failed, what now?",
+        "the backup of my life is my sister",
+        "my cleanup job at the restaurant went well today",  # a job that is work for pay
+        "write a poem about a backup that failed",  # a piece of writing
+        "can you show me how a cron job for nightly photo backups would look?",  # one of a kind
+        "what's the best backup strategy for photos?",
+        "quando è girato il film?",  # filmed, not run
+        "mark the backup task as done on my to-do list",  # an item of the task list
+        "rilancia la palla a tuo fratello",
+        "I ran the numbers and it works",
+    ],
+)
+def test_work_that_is_no_recurring_task(text):
+    assert tool(text) in (None, "todo_update")
+
+
+@pytest.mark.parametrize(
+    ("text", "bare"),
+    [
+        ("sospendi quel job per due settimane", True),  # for how long, not which
+        ("pause that reminder for now", True),
+        ("stop that job for a few days", True),
+        ("rerun it", True),
+        ("lancialo di nuovo per favore", True),
+        ("rieseguilo", True),
+        ("pause that task for the photo backup", False),  # "for the …" tells which
+        ("rilancia il backup notturno", False),
+    ],
+)
+def test_a_task_paused_for_a_while_or_run_again_without_its_name_is_bare(text, bare):
+    assert tool(text) is not None and tool(text).endswith("_recurring")
+    assert own_objects.bare_task(fold(text)) is bare
+
+
+# A periodic task set up is a schedule; alone, it says nothing of what to do.
+@pytest.mark.parametrize(
+    ("text", "bare"),
+    [
+        ("create a weekly task that sums up my inbox", False),
+        ("set up a nightly job that empties the tmp folder", False),
+        ("crea un job settimanale che mi riassume le spese", False),
+        ("aggiungi un promemoria mensile per pagare l'affitto", False),
+        ("set up a daily job at 8", True),
+        ("imposta un'attività giornaliera alle 9", True),
+    ],
+)
+def test_a_periodic_task_set_up_is_a_schedule(text, bare):
+    assert tool(text) == "schedule_recurring"
+    assert own_objects.bare_schedule(fold(text)) is bare
+
+
+# Git: an order with a git verb on a repository or a branch, two git verbs, or Italian's own git verbs.
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("commit and push please", "run_shell"),
+        ("pull the latest changes from the repo", "run_shell"),
+        ("merge the feature branch into main", "run_shell"),
+        ("pusha tutto su master", "run_shell"),
+        ("fai il commit delle modifiche", "run_shell"),
+        ("clona il repository e poi lancia i test", "run_shell"),
+        ("commit to a gym routine", None),
+        ("I need to commit to pushing myself harder", None),
+        ("push myself harder at the gym", None),
+        ("write a commit message for these changes", None),
+        ("fai un merge dei due paragrafi", None),
+    ],
+)
+def test_git_orders(text, expected):
+    assert tool(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("which todo app is the best?", None),
+        ("quale programma per gestire la lista delle cose da fare è migliore?", None),  # a product for lists
+        ("go through the minutes and make the to-do list from them", None),  # a list made from what is read
+        ("leggi il verbale e poi fai l'elenco delle cose da fare", None),
+        ("fammi vedere la lista delle cose da fare", "todo_update"),
+        ("show me my to-do list", "todo_update"),
+    ],
+)
+def test_lists_made_or_apps_for_lists_are_not_the_sessions(text, expected):
+    assert tool(text) == expected
+
+
+# When is best is not the clock; a number that names something, or files that hold it, is no arithmetic.
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("what time of day is best to run?", None),
+        ("what's the best time to water tomatoes?", None),
+        ("qual è il momento migliore per andare in Islanda?", None),
+        ("a che ora è meglio andare a letto?", None),
+        ("what time is it in Oslo? is it a good time to call?", "get_time"),
+        ("is my tracking number 4412-0098 valid?", None),  # a number that names something
+        ("call 555-210-4433 for me", None),
+        ("quali file contengono 12-7?", None),  # files that hold something: a search
+        ("what's 1200-350?", "compute"),
+        ("quanto fa 90 - 45?", "compute"),
+    ],
+)
+def test_advice_on_when_and_numbers_that_name_something(text, expected):
+    assert tool(text) == expected
