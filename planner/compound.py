@@ -39,6 +39,10 @@ _INTO_IT = re.compile(
     r"\b(?:l[iì] dentro|dentro(?: di essa)?|in essa|in quella cartella|nella nuova cartella)\b",
     re.IGNORECASE,
 )
+# «mettici un file torta.md con …»: a new file made in the folder, not one moved there.
+_NEW_FILE = re.compile(
+    r"\s+(?:un |il |a |the )?(?:nuovo |new )?file\s+(?P<name>[\w.-]+\.\w{1,5})\s+(?:con|with|containing)\b"
+)
 _PUT_IN_IT = re.compile(r"\b(?:mett|spost)[ai]ci\b(?:\s+dentro)?", re.IGNORECASE)
 # What the part before computed or counted, kept in a file.
 _KEEP = re.compile(
@@ -74,11 +78,20 @@ def plan_for(text: str, *, workspace: Path | None, plan_one: Callable[[str], Pla
 def _cuts(text: str, workspace: Path | None) -> list[tuple[int, int]]:
     """Where the clauses meet, outside quoted text."""
     quoted = [(v.start, v.end) for v in P.extract(text, workspace).values if v.type == "quoted"]
-    return [
+    cuts = [
         m.span()
         for m in _CUT.finditer(text)
         if 0 < m.start() and m.end() < len(text) and not any(a <= m.start() < b for a, b in quoted)
     ]
+    ends = [start for start, _ in cuts[1:]] + [len(text)] if cuts else []
+    # Not the last "e" of a list: «un file torta.md con farina, uova e zucchero».
+    return [cut for cut, end in zip(cuts, ends, strict=True) if not _an_item(text[cut[1] : end])]
+
+
+def _an_item(segment: str) -> bool:
+    """A few words with no verb and no path: the last item of a list, not a clause."""
+    words = segment.strip(" ,;.!?").split()
+    return 0 < len(words) <= 3 and not extract(segment).verbs and not any(ch in segment for ch in "./")
 
 
 def _parts(text: str, cuts: list[tuple[int, int]]) -> list[str]:
@@ -133,7 +146,9 @@ def _resolved(part: str, steps: list[dict]) -> str:
         folder = args["to"]
     if folder and "${" not in folder:
         folder = folder.rstrip("/") + "/"
-        if put := _PUT_IN_IT.search(part):
+        if (put := _PUT_IN_IT.search(part)) and (new := _NEW_FILE.match(part, put.end())):
+            return f"{part[: put.start()]}crea un file {folder}{new['name']}{part[new.end('name') :]}"
+        if put:
             return f"{part[: put.start()]}sposta{part[put.end() :]} in {folder}"
         into = "in" if language(part) == "it" else "into"
         return _INTO_IT.sub(lambda _: f"{into} {folder}", part, count=1)

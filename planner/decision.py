@@ -42,6 +42,16 @@ class Decision:
     def sure(self) -> bool:
         return self.confidence >= SURE
 
+    def serves(self, plan) -> bool:
+        """Whether a plan (a Plan or its dict) serves this decision: not when the decision names a
+        tool's own object (the clock, the memory, the task list) and the plan never calls that tool,
+        as a plan that tells the time for "I don't eat pasta anymore" does not. Such a plan is
+        neither served from plan memory nor learned."""
+        if not self.sure or self.route != "tools" or self.tool is None or self.tool in _FILE_TOOLS:
+            return True
+        steps = plan.get("steps") or [] if isinstance(plan, dict) else plan.steps
+        return any((s.get("tool") if isinstance(s, dict) else s.tool) == self.tool for s in steps)
+
     def to_trace(self) -> dict:
         out = {"route": self.route, "evidence": list(self.evidence), "confidence": round(self.confidence, 2)}
         if self.tool:
@@ -49,6 +59,9 @@ class Decision:
         return out
 
 
+_FILE_TOOLS = frozenset(
+    "read_files write_files edit_file move_files delete_files make_dirs list_files find_files grep_files".split()
+)
 # Tools whose own object (a date, the task list, numbers) may come with a file action on a pronoun.
 _NEEDS_ITS_OWN = ("get_time", "todo_update", "compute")
 # A file that only a piece of writing is about: "a poem about a file called x.zip".

@@ -31,7 +31,7 @@ def plan_for(
         coldpath.plan_for(inp.text, candidates=allowed, workspace=at)
         or new_text.plan_for(inp.text, tools=tools, workspace=at)
         or lines_out.plan_for(inp.text, tools=tools, workspace=at, previous=inp.previous)
-        or facts.plan_for(inp.text, tools=tools)
+        or facts.plan_for(inp.text, tools=tools, workspace=at)
         or dated.plan_for(inp.text, tools=tools, workspace=at)
         or edits.plan_for(inp.text, tools=tools, workspace=at)
         or copies.plan_for(inp.text, tools=tools, workspace=at)

@@ -60,7 +60,7 @@ def run_turn(inp: TurnInput, sink: Sink | None = None) -> TurnOutcome:
         return _resume_stopped(turn)
     turn.inp = inp = with_answered_request(inp)
     # A named model means the user wants it to answer.
-    canned = None if inp.model else pre_fastpath.reply(inp.text, previous=inp.previous)
+    canned = None if inp.model else pre_fastpath.reply(inp.text, previous=inp.previous, workspace=inp.workspace_path)
     if canned is not None:
         return _finish(turn, TurnOutcome(final_kind="answer", text=canned, layer="pre_fastpath"))
     cat = catalog()
@@ -173,7 +173,7 @@ def _from_memory(turn: _Turn, cat: Catalog) -> tuple[memory.Recall | None, TurnO
     when a remembered plan was admitted but failed to run (the engine then answers); (None,
     None) on a miss."""
     recall = memory.lookup(turn.probe, cat)
-    if recall is None:
+    if recall is None or (turn.decision is not None and not turn.decision.serves(recall.plan)):
         return None, None
     if memory.on_trial(recall):
         turn.shadowed = recall  # compared with the engine's plan once it answers (planner.memory.shadow)
@@ -307,6 +307,8 @@ def _resume_react(turn: _Turn, cat: Catalog, pending: dict) -> TurnOutcome:
 
 def _learn(turn: _Turn, outcome: TurnOutcome, cat: Catalog) -> None:
     """Memory is a side effect: it never fails the turn. It keeps what the turn cost so far."""
+    if turn.decision is not None and outcome.plan and not turn.decision.serves(outcome.plan):
+        return  # a plan for another tool than the one the request is about is not remembered
     try:
         memory.learn(turn.probe, replace(outcome, latency_ms=_elapsed(turn)), cat, turn.inp.turn_id)
     except Exception:

@@ -33,7 +33,9 @@ _MAKING = re.compile(
 
 
 def reply(text: str, decision: Decision, extraction: P.Extraction, workspace: Path | None) -> str | None:
-    """The answer for a request whose named file is not there, or None."""
+    """The answer for a request whose named file (or folder to list) is not there, or None."""
+    if workspace is not None and decision.route == "tools" and decision.tool == "list_files":
+        return _no_folder(text, decision, workspace)
     if workspace is None or decision.route != "tools" or decision.tool not in _NEEDS_THERE:
         return None
     if decision.tool != "delete_files" and _MAKING.search(text.lower()):
@@ -59,4 +61,18 @@ def reply(text: str, decision: Decision, extraction: P.Extraction, workspace: Pa
         said = f"Nel tuo spazio di lavoro non c'è il file {gone[0]}."
         return said + (f" Forse intendevi {' o '.join(near)}?" if near else "")
     said = f"There is no file {gone[0]} in your workspace."
+    return said + (f" Did you mean {' or '.join(near)}?" if near else "")
+
+
+def _no_folder(text: str, decision: Decision, workspace: Path) -> str | None:
+    """«cosa c'è nella cartella ricette?» with no such folder: said plainly, with the nearest folder."""
+    named = [e.split(" ", 1)[1].rstrip("/") for e in decision.evidence if e.startswith(("folder ", "path "))]
+    gone = [name for name in named if name and "." not in name.rsplit("/", 1)[-1] and not exists(workspace, name)]
+    if not gone or len(gone) != len(named):
+        return None
+    near = difflib.get_close_matches(gone[0], name_share.folders(workspace), n=2, cutoff=0.75)
+    if language(text) == "it":
+        said = f"Nel tuo spazio di lavoro non c'è la cartella {gone[0]}."
+        return said + (f" Forse intendevi {' o '.join(near)}?" if near else "")
+    said = f"There is no folder {gone[0]} in your workspace."
     return said + (f" Did you mean {' or '.join(near)}?" if near else "")

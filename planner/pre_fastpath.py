@@ -5,8 +5,9 @@ catalog (a model would invent tools), and "what did I ask you first?", quoted fr
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
-from planner import said_before
+from planner import remembered, said_before
 from planner.catalog import catalog
 from planner.text import fold
 
@@ -57,11 +58,12 @@ def lists_capabilities(answer: str) -> bool:
     return answer.startswith(CAPABILITIES_HEAD)
 
 
-def reply(text: str, *, commands: str = "", previous: dict | None = None) -> str | None:
+def reply(text: str, *, commands: str = "", previous: dict | None = None, workspace: Path | None = None) -> str | None:
     """`commands`: the slash commands as plain text, from the caller (the planner knows no
     surface); without it the answer points to /help. `previous`: what the earlier turns left, for
-    "what did I ask you first?" (planner.said_before)."""
-    asked = said_before.reply(text, previous or {})
+    "what did I ask you first?" (planner.said_before). `workspace`: for "what do you remember about
+    me?" (planner.remembered)."""
+    asked = said_before.reply(text, previous or {}) or remembered.reply(text, workspace)
     if asked is not None:
         return asked
     folded = fold(text)

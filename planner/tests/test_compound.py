@@ -38,6 +38,7 @@ def _steps(text, workspace, cat):
             deterministic.coldpath.plan_for(part, candidates=ranked, workspace=workspace)
             or deterministic.edits.plan_for(part, tools=tools, workspace=workspace)
             or deterministic.batch.plan_for(part, tools=tools, workspace=workspace)
+            or deterministic.new_text.plan_for(part, tools=tools, workspace=workspace)
         )
 
     found = compound.plan_for(text, workspace=workspace, plan_one=plan_one)
@@ -55,6 +56,9 @@ def _steps(text, workspace, cat):
         ("make a folder archive/2024 and move budget.xlsx into it",
          [("make_dirs", {"paths": ["archive/2024"]}),
           ("move_files", {"paths": ["budget.xlsx"], "to": "archive/2024/"})]),
+        ("crea la cartella ricette e mettici un file torta.md con farina, uova e zucchero",  # a new file in it
+         [("make_dirs", {"paths": ["ricette"]}),
+          ("write_files", {"path": "ricette/torta.md", "content": "farina\nuova\nzucchero\n"})]),
         ("crea la cartella tesi e mettici dentro draft.md",
          [("make_dirs", {"paths": ["tesi"]}), ("move_files", {"paths": ["draft.md"], "to": "tesi/"})]),
         ("crea la cartella tesi/capitoli e poi sposta draft.md e old.md lì dentro",

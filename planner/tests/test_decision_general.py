@@ -124,3 +124,11 @@ def test_an_action_on_nothing_named_asks(text):
 def test_words_about_files_and_opinions_go_direct(text):
     chosen = decision(text)
     assert chosen.route == "direct", chosen.to_trace()
+
+
+def test_a_plan_for_another_tool_than_the_requests_own_does_not_serve_it():
+    chosen = decision("I don't eat pasta anymore, I'm gluten free now")
+    assert chosen.tool == "memory_replace"
+    assert not chosen.serves({"steps": [{"tool": "get_time", "args": {}}]})
+    assert chosen.serves({"steps": [{"tool": "memory_replace", "args": {}}]})
+    assert decision("read notes.md").serves({"steps": [{"tool": "find_files", "args": {}}]})  # file tools: any

@@ -46,3 +46,16 @@ def test_a_named_file_that_is_not_there_is_said_so(workspace, text, said):
 )
 def test_files_that_are_there_or_are_to_be_written_are_not(workspace, text):
     assert _reply(text, workspace) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("cosa c'è nella cartella ricette?", "Nel tuo spazio di lavoro non c'è la cartella ricette."),
+        ("what's in the docs folder?", "There is no folder docs in your workspace."),
+    ],
+)
+def test_a_folder_to_list_that_is_not_there_is_said_so(workspace, text, said):
+    assert _reply(text, workspace) == said
+    (workspace / said.split()[-4 if "There" in said else -1].rstrip(".")).mkdir()
+    assert _reply(text, workspace) is None
