@@ -20,6 +20,7 @@ from pathlib import Path
 from planner import file_words as W
 from planner import missing, name_share, object_kinds, own_objects, terms
 from planner import params as P
+from planner import route_words as R
 from planner.intent import Intent
 from planner.prefilter import Candidate
 from planner.text import fold, whole
@@ -64,40 +65,6 @@ _FILE_TOOLS = frozenset(
 )
 # Tools whose own object (a date, the task list, numbers) may come with a file action on a pronoun.
 _NEEDS_ITS_OWN = ("get_time", "todo_update", "compute")
-# A file that only a piece of writing is about: "a poem about a file called x.zip".
-_IMAGINED_FILE = whole(
-    r"(?:story|poem|song|joke|limerick|haiku|tale|fable|rhyme|ode|sonnet|rap|jingle|verses?|"
-    r"storia|storiella|poesia|poesiola|canzone|canzoncina|barzelletta|filastrocca|racconto|favola|rima|"
-    r"sonetto|strofa|versi)\b.{0,30}\b(?:about|on|of|su|sul|sulla|sullo|sui|sugli|sulle|di)\b.{0,30}\b"
-    r"(?:file|folder|document|cartella|documento|directory|downloads?|desktop|workspace)"
-)
-# Where a piece of writing takes its facts from: "using the details in notes/sara.md".
-_SOURCED = whole(
-    r"(?:using|based on|drawing on|from the (?:details|info|information|notes|facts) in|"
-    r"with the (?:details|info) (?:in|from)|"
-    r"basandoti su|usando|in base a|partendo da|sulla base di|ispirandoti a|prendendo spunto da)"
-    r"(?: (?:the|my|i|le|il|la|gli|lo|details|info|dettagli|appunti|notes|data|dati|in|di|del|della|nel|nella|from))*"
-    r" \S*[./]\S+"
-)
-_WEB = whole(r"on the web|the web for|sul web|in rete|online|su internet|on the internet|on wikipedia|su wikipedia")
-# A question about what something is, not about the user's copy of it: "what is a CSV file?".
-_DEFINITION = whole(
-    r"what is an?|what's an?|whats an?|what are|what does|explain|how does|how do|why do|why does|difference between|"
-    r"cos'e|cos e|cosa e|che cos'e|che cosa e|cosa sono|spiega|spiegami|come funziona|come funzionano|differenza tra|"
-    r"a cosa serve|what is the purpose|what.s the purpose|what is .* used for|what does .* do|cosa fa|che cosa fa|"
-    r"how to|how do i|how do you|how can i|come si|come posso|come faccio|"
-    r"(?:a|the) (?:good|best|better) way to|how should i|tips (?:for|on)|"
-    r"il modo migliore|come dovrei|consigli (?:su|per)|"
-    # What a word means, what would happen, what the user is advised: not an action on their files.
-    r"cosa vuol dire|che vuol dire|cosa significa|che significa|what does .{1,40} mean|what do .{1,30} mean|"
-    r"what happens if|what would happen if|cosa succede se|che succede se|cosa succederebbe se|"
-    r"(?:che|quale|what|which) estension[ei]|what (?:file )?extensions?|is it (?:really )?worth|serve davvero|"
-    r"ha senso|how would you|what would you|which is (?:faster|better|best|quicker|safer)|e meglio|conviene|"
-    r"is it better|(?:what(?:'s| is)|whats) the (?:keyboard )?(?:shortcut|command|best way|easiest way)|"
-    r"consigli \w+ (?:su|per)|should i use|devo usare|dovrei usare|"
-    r"(?:come|cosa|quale|quali) (?:\w+ ){0,2}\w+(?:eresti|aresti|iresti)"
-    r"|^(?:what is|what's|whats|cos'e|cos e|che cos'e|cosa e)\s+(?:an? |the |il |lo |la |l')?\S+\s*\??$"
-)
 # Text given inline to work on: "summarise: …", "traduci: …". What follows the colon is the data.
 _INLINE = re.compile(r"^([^:\n\[]{0,60}):\s+\S")  # not "[attached: uploads/a.pdf]"
 _NUMBERS_ONLY = re.compile(r"(?:[\s,;]*-?\d+(?:[.,]\d+)?){2,}[\s.?!]*")
@@ -133,6 +100,8 @@ def decide(
         inline = None  # "create two folders: src and tests": the colon introduces their names
     if inline is not None and _ADDING.search(inline.group(1)) and _INTO_FILE.search(folded, inline.end(1)):
         inline = None  # «aggiungi luglio: 51 in casa/bollette.txt»: the colon is in the line added
+    if inline is not None and _EDIT_MARK.search(folded, inline.end(1)):
+        inline = None  # "in config.yaml metti debug: false al posto di debug: true": the colon is in the text
     if inline is not None and _NUMBERS_ONLY.fullmatch(folded, inline.end(1) + 1):
         inline = None  # "the standard deviation of these: 4.2 5.1 3.9": numbers to compute with
     if inline is not None:
@@ -141,7 +110,7 @@ def decide(
         text = folded = inline.group(1)
         extraction = None
     extraction = extraction or P.extract(text, workspace)
-    own = own_objects.find(folded, extraction, definition=bool(_DEFINITION.search(folded)))
+    own = own_objects.find(folded, extraction, definition=bool(R.DEFINITION.search(folded)))
     if (
         own is not None
         and own[1] == "a web address"
@@ -166,26 +135,28 @@ def decide(
         tool, evidence, confidence = own
         return Decision("tools", (evidence,), confidence, tool)
     found = _workspace_evidence(*_without_passages(folded, extraction), workspace, earlier)
-    if found and _IMAGINED_FILE.search(folded):
+    if found and R.IMAGINED_FILE.search(folded):
         # «inventa una storia su un file chiamato backup.zip»: a file in a story, which a model that
         # calls tools natively may still take for one to read.
         return Decision("direct", ("a file that a piece of writing is about",), 0.6)
     if found and all(e.startswith(("folder ", "root ")) for e in found[0]) and missing.missing_object(folded):
         found = None  # "copialo nella cartella backup", "search for that word in my files": where, not what
+    if found and _only_destinations(folded, extraction) and missing.missing_object(folded, pronoun=True):
+        found = None  # "rename it to final.docx", «rinominalo in definitivo.docx»: the new name, not what
     if found:
         evidence, confidence = found
         return Decision("tools", tuple(evidence), confidence, _file_tool(folded, extraction, ranked, workspace))
-    if not _DEFINITION.search(folded) and (named := name_share.shared(folded, workspace)):
+    if not R.DEFINITION.search(folded) and (named := name_share.shared(folded, workspace)):
         return Decision("tools", (f"file names with {named[1]}",), 0.85, "find_files")  # «trovami le fatture»
     # Not "how do I rename a file?": a question about how, not an action.
     if (
         missing.missing_object(folded, inline=inline is not None)
-        and not _DEFINITION.search(folded)
-        and not _CODE_REQUEST.search(folded)  # «scrivimi una funzione che rinomina i file»: code to show
-        and not _IMAGINED_FILE.search(folded)  # «scrivi una poesia su un file perduto»
+        and not R.DEFINITION.search(folded)
+        and not R.CODE_REQUEST.search(folded)  # «scrivimi una funzione che rinomina i file»: code to show
+        and not R.IMAGINED_FILE.search(folded)  # «scrivi una poesia su un file perduto»
     ):
         return Decision("ask", ("action without an object",), 0.8, question=missing.question(text))
-    if _WEB.search(folded) and not _DEFINITION.search(folded):
+    if R.WEB.search(folded) and not R.DEFINITION.search(folded):
         return Decision("direct", ("the web, without an address",), 0.5)
     return Decision("direct", ("no workspace object or tool object named",), 0.9)
 
@@ -216,17 +187,18 @@ def _workspace_evidence(
     """What in the request names the user's files: (evidence, confidence), or None."""
     evidence, confidence = [], 0.0
     # Not «dai un'occhiata a main.py e spiegami cosa fa»: the file is looked at first.
-    definition = bool(_DEFINITION.search(folded)) and not W.LOOK_AT.search(folded) and not W.SAYS.search(folded)
-    if _CODE_REQUEST.search(folded):
+    definition = bool(R.DEFINITION.search(folded)) and not W.SAYS.search(folded)
+    definition = definition and (not W.LOOK_AT.search(folded) or bool(R.ADVICE.search(folded)))
+    if R.CODE_REQUEST.search(folded):
         # "write a python script that renames all .jpg files in a folder", «dammi un comando bash per
         # contare le righe dei file .txt»: code to show, whose files are the code's, not the user's;
         # only the script's own file named ("… and save it as tools/rename.py") is a target.
-        named = [v for v in extraction.values if v.type == "path" and _CODE_FILE.search(v.text)]
+        named = [v for v in extraction.values if v.type == "path" and R.CODE_FILE.search(v.text)]
         return ([f"path {named[0].text}"], 0.9) if named else None
     for value in extraction.values:
         if value.type == "glob":
             evidence.append(f"glob {value.text}")
-            confidence = max(confidence, 0.95)
+            confidence = max(confidence, 0.5 if definition else 0.95)  # not "what does */5 * * * * mean?"
         elif value.type == "path":
             there = exists(workspace, value.text)
             slash = "/" in value.text
@@ -258,7 +230,11 @@ def _workspace_evidence(
     if W.GREP.search(folded) and W.FILE_NOUN.search(folded) and W.SEARCHED.search(extraction.text) and not definition:
         evidence.append("a search inside files")
         confidence = max(confidence, 0.85)
-    if W.BY_NAME.search(folded) and W.FILE_NOUN.search(folded) and not definition:
+    if (
+        W.BY_NAME.search(folded)
+        and (W.FILE_NOUN.search(folded) or "quoted" in {v.type for v in extraction.values})
+        and not definition
+    ):
         evidence.append("files by name")
         confidence = max(confidence, 0.85)
     if (known := W.KNOWN_NAMES.search(folded)) and not definition:
@@ -273,7 +249,7 @@ def _workspace_evidence(
         evidence.append(f"folder {W.folder_name(folder)}")
         confidence = max(confidence, 0.85)
     for item in _derived(folded):
-        if not definition or (item.kind != "root" and _POSSESSIVE_FILES.search(folded)):
+        if not definition or (item.kind != "root" and _POSSESSIVE_FILES.search(folded) and not R.ADVICE.search(folded)):
             evidence.append(f"{item.kind} {item.phrase}")
             confidence = max(confidence, 0.9 if item.kind == "root" else 0.85)
     return (evidence, confidence) if evidence else None
@@ -320,9 +296,11 @@ def _file_tool(
         return "edit_file"  # «metti DEBUG=false al posto di DEBUG=true nel file .env»
     if first_verb is not None:
         tool = first_verb[0]
-        if tool == "write_files" and _SOURCED.search(folded):
+        if tool == "write_files" and R.SOURCED.search(folded):
             return "read_files"  # "write a poem for her using the details in notes/sara.md": read first
-        into = _into_folder(paths, workspace) or (len(paths) == 1 and "." in paths[0] and W.FOLDER.search(folded))
+        into = _into_folder(paths, workspace) or (
+            paths and all("." in p.rsplit("/", 1)[-1] for p in paths) and W.FOLDER.search(folded)
+        )
         if tool == "write_files" and W.PUT.match(folded, first_verb[1]) and into:
             return "move_files"  # «metti foto_mare.jpg dentro foto/vacanze»: a file put into a folder
         if tool == "find_files" and searched and W.SEARCHED_IN.search(folded) and not ({"glob", "ext"} & types):
@@ -364,8 +342,19 @@ def _searched(extraction: P.Extraction) -> bool:
     return bool(W.SEARCHED.search(text)) or any(v.type == "identifier" and "_" in v.text for v in extraction.values)
 
 
-_DOTFILE = re.compile(r"\b(?:my|the|il|mio|il mio|nel|nel file|il file|the file|in|del|dal) \.[a-z]\w*\b")
+_DOTFILE = re.compile(r"\b(?:my|the|il|mio|il mio|nel|nel file|il file|the file|del|dal) \.[a-z]\w*\b")
 _EDIT_MARK = whole(r"al posto di|invece di|instead of|rather than|should (?:be|say|read)|deve essere|dovrebbe essere")
+
+
+_RENAMING = whole(r"rename|rinomin\w*|call it|chiamal[oa]|move|spost\w*")  # not «salvalo in riassunto.md»
+_DESTINATION = re.compile(r"\b(?:to|into|as|in|a|come|nel|nella|chiamal[oa]|call it)\s+['\"«]?$")
+
+
+def _only_destinations(folded: str, extraction: P.Extraction) -> bool:
+    """Every path the request names is where something goes or its new name: "rename it to final.docx"."""
+    paths = [v for v in extraction.values if v.type == "path"]
+    before = [fold(extraction.text[: v.start]) for v in paths]
+    return bool(paths) and bool(_RENAMING.search(folded)) and all(_DESTINATION.search(b) for b in before)
 
 
 def _into_folder(paths: list[str], workspace: Path | None) -> bool:
@@ -382,21 +371,8 @@ def _derived(folded: str) -> list:
     python script that counts words" is code to write in the answer, not the user's *.py files."""
     return [
         item for item in object_kinds.derived(folded)
-        if not (item.kind == "glob" and _TO_WRITE.search(folded[: folded.find(item.phrase)]))
+        if not (item.kind == "glob" and R.TO_WRITE.search(folded[: folded.find(item.phrase)]))
     ]  # fmt: skip
-
-
-_TO_WRITE = re.compile(
-    r"\b(?:write|create|make|give|show|code|scrivi|scrivere|scrivimi|crea|creami|fammi|dammi)\b(?: \w+){0,2} "
-    r"(?:an?|uno|una|un)\s*$"
-)
-# A piece of code asked for, to be shown: "give me a bash one-liner to …", «scrivimi una funzione che …».
-_CODE_REQUEST = whole(
-    r"(?:write|give|show|make|create|scrivi|scrivimi|dammi|fammi|mostrami|creami|preparami)(?: me| mi)?"
-    r" (?:an?|uno|una|un|the|il|lo|la) (?:\w+ ){0,2}(?:script|command|one-?liner|regex|regular expression|"
-    r"function|snippet|program|query|comando|funzione|espressione regolare|alias)s?"
-)
-_CODE_FILE = re.compile(r"\.(?:py|sh|bash|js|ts|rb|go|rs|sql|ps1|bat|java|c|cpp|php|pl|r)$", re.IGNORECASE)
 
 
 # The file tools that only look, for a request whose verbs name none.

@@ -48,8 +48,10 @@ FIRST_FILE_TOOL = (
                        r"(?:delete|remove|cancella|elimina|rimuovi) (?:the |la |una |the last |the first |l'ultima )?"
                        r"(?:lines?|words?|righe|riga|parola|parole|typo)")),
     ("move_files", whole(rf"move|rename|{_are('spost|rinomin')}|change (?:the |its |their )?names?|"
+                        r"call (?:it|this|that|them)|chiamal[oaie]|"
                         rf"{_are('cambi')} (?:il |i |lo )?nome")),
-    ("delete_files", whole(rf"delete|remove|erase|get rid of|throw away|trash|wipe|{_are('cancell|elimin')}|"
+    ("delete_files", whole(rf"delete|remove|erase|get rid of|throw away|trash|wipe|togli di mezzo|"
+                          rf"{_are('cancell|elimin')}|"
                           rf"{_ere('rimuov')}|{_are('butt')} via|buttal[oaie] via|butta via")),
     ("write_files", whole(rf"write|save|store|append|add|note down|put|create|overwrite|generate|"
                          r"make (?:me )?(?:a|an)|make (?:a |an )?(?:new )?(?:file|note)|"
@@ -58,13 +60,14 @@ FIRST_FILE_TOOL = (
                          rf"{_are('salv|annot|cre|accod|gener')}|{_ere('scriv|mett|aggiung|append')}|"
                          r"inserisci|inserire|mettici|scrivici")),
     ("grep_files", whole(r"mention|mentions|mentioning|contain|contains|containing|search (?:for|in)|grep|look for|"
-                        r"search (?:my|the|all|all my|all the) [\w./-]+ for|"
+                        r"search (?:my|the|all|all my|all the)(?: [\w./-]+){1,3} for|"
                         r"(?:look|go|search|scan|comb|dig) (?:through|in|into) .{1,40}\bfor|"
                         r"(?:lines?|righe|riga|rows) (?:with|containing|con|che contengono|che contiene)|"
                         r"talks? about|parla(?:no)? di|cerca dentro|search inside|look inside|cercal[oaie]|"
                         r"menzion\w*|contien\w*|cerca (?:la parola|il testo|\"|')|cerca .* (?:nei|nel|in|dentro)")),
     ("find_files", whole(r"find|locate|how many|count|contami|trova|quanti|quante|conta|individua|where is|where's|"
-                        r"dov'e|dov e|dove e|dove si trova|dove sta|where did|where has|end(?:ed)? up|finit[oa]|"
+                        r"dov'e|dov e|dove e|dove si trova|dove sta|where did|where has|end(?:ed)? up|"
+                        r"(?:dov'e|dove e|dove sono) finit[oaie]|which folder|what folder|in (?:che|quale) cartella|"
                         r"files? (?:named|called)|file (?:chiamat\w+|di nome)|"
                         rf"{_are('trov')}|da qualche parte|somewhere|anywhere|esiste|any idea where|know where|"
                         r"dove (?:ho|avevo|hai) (?:messo|salvato|lasciato|spostato)|"
@@ -99,7 +102,9 @@ FOLDER = re.compile(
     rf"\b(?:the|my|in|into|nella|della|dalla|la|nel|alla)\s+{STOP_NAMES}([\w.-]+(?:/[\w.-]+)*)\s+(?:folder|directory|dir)\b|"
     rf"\b(?:folders?|directory|directories|cartell[ae]|dirs?|sottocartell[ae]|sub-?folders?|sub-?director(?:y|ies))"
     rf"(?:\s+|\s*:\s*)"
-    rf"(?:(?:called|named|chiamat[ae]|di nome)\s+)?(?:{STOP_NAMES}([\w.-]+(?:/[\w.-]+)*/?)|"
+    rf"(?:(?:called|named|chiamat[ae]|di nome|che si chiama)\s+)?"
+    r"(?:(?:vuota|nuova|vecchia|empty|new|old)\s+(?=['\"«]))?"
+    rf"(?:{STOP_NAMES}([\w.-]+(?:/[\w.-]+)*/?)|"
     r"['\"«]([^'\"»\n]{1,40})['\"»])"  # «una cartella 'foto vacanze'»
 )
 # Searching inside files needs something to search for: a quoted term, a code-like word, "the word X".
@@ -111,6 +116,10 @@ SEARCHED = re.compile(
 WHICH_FILE = whole(
     r"(?:which|what|in which|in what) files? (?:defines?|declares?|contains?|has|have|mentions?|uses?|holds?)|"
     r"(?:remember|ricordo|know|so|sure|sicuro) (?:in )?(?:which|what|che|quale|in which|in what) file|"
+    r"(?:did|have) i (?:ever )?(?:write|written|note|noted|mention|mentioned)(?: down)? (?:anything|something) "
+    r"(?:about|on)|(?:avevo|ho) (?:scritto|annotato|segnato) qualcosa (?:su|sul|sulla|sui|di)|"
+    r"where i (?:wrote|noted|put) down|dove (?:mi )?(?:ero|avevo|ho) (?:segnat|scritt|annotat)\w*|"
+    r"(?:line|riga|lines|righe) (?:in|of|del|nel) (?:my|mio|the|il) (?:code|codice)|"
     r"(?:which|what|quali|quale)(?: of)?(?: my| the| i miei| dei miei)? (?:\w+ )?(?:files?|scripts?|modules?|moduli) "
     r"(?:(?:in|under|inside|of|nella|nel|in|dentro|sotto) [\w./-]+ )?"  # "which python files in src/ import …"
     r"(?:imports?|uses?|calls?|references?|importano|usano|chiamano|importa|usa)|"
@@ -133,19 +142,23 @@ WHICH_FILE = whole(
 
 FILE_NOUN = whole(
     r"files?|notes?|nota|documents?|document[oi]|appunti|my code|il codice|the code|lines|righe|ricette|recipes|"
-    r"emails?|logs?|scripts?"
+    r"emails?|logs?|scripts?|foto|photos?|pictures?|immagini|pdfs?|jpgs?|anything|qualcosa"
 )
 WHERE_SAVED = whole(
     r"where (?:did|have) i (?:put|save|saved|leave|left|store|stored|keep|kept)|"
     r"dove (?:ho|avevo) (?:messo|salvato|lasciato|archiviato)"
 )
-WORKSPACE_ROOT = whole(r"workspace|l'area di lavoro")
+WORKSPACE_ROOT = whole(r"workspace|l'area di lavoro|cartella principale|main folder|top folder|root folder")
 # The user's things by their kind, and the folders every machine has: "my spreadsheets", «i miei
 # appunti», "whats in my Downloads?".
 MY_THINGS = whole(
     r"(?:my|i miei|le mie|miei|mie|nei miei|nelle mie|dei miei|delle mie|tra i miei|tra le mie) "
     r"(?:notes|appunti|documents|documenti|docs|files|logs|projects|progetti|spreadsheets|fogli|photos|foto|"
-    r"pictures|immagini|downloads?|recipes|ricette|scripts|pdfs?|screenshots?)|"
+    r"pictures|immagini|downloads?|recipes|ricette|scripts|pdfs?|screenshots?|code|codice)|"
+    r"(?:del|nel|il) mio codice|nelle (?:mie )?note|"
+    r"(?:where(?:'s| is)|dov'e|dove e|dove sta|trovami|find) (?:my|il mio|la mia|i miei|le mie) "
+    r"(?:resume|cv|curriculum|contract|contratto|thesis|tesi|report|relazione|invoice|fattura|passport|"
+    r"passaporto|presentation|presentazione|spreadsheet|budget|essay|tema|cover letter|lettera)|"
     r"(?:my|the|i|nei|in|nella|della|la|dei) (?:downloads?|desktop|scrivania)(?= folder|[\s?!.,]|$)|"
     r"(?:count|conta|contami) (?:le|i|the|all the|all my|tutte le|tutti i) (?:foto|photos|pictures|immagini|pdfs?|"
     r"files?|documenti|documents)"

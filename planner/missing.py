@@ -57,7 +57,8 @@ _MISSING_OBJECT = whole(
 # Words a reply may open with before a clitic verb: «e poi cancellalo», «perfetto, accorcialo».
 _OPENING = r"^(?:(?:e|ora|adesso|poi|e poi|ok|allora|bene|perfetto)[\s,]+)*"
 _CLITIC_ACTION = re.compile(
-    r"^(?:(?:me|te|ce|glie) ?l[oaie] (?:apri|leggi|mostri|cancelli|elimini|salvi|esegui|mandi|copi|sposti|rinomini)\b)|"
+    r"^(?:(?:me|te|ce|glie) ?l[oaie] (?:apri|leggi|mostri|cancelli|elimini|salvi|esegui|mandi|copi|sposti|rinomini|"
+    r"trovi|cerchi|sistemi|correggi)\b)|"
     r"^(?:(?:same|the same) as before|come prima|stessa cosa (?:di|come) prima)\b|"
     r"\bhow many (?:lines|words|characters|rows|pages|entries|items) (?:does|do|did) (?:it|that|this|they|those) "
     r"(?:have|contain|hold)\b|"
@@ -106,6 +107,16 @@ _CLITIC_ACTION = re.compile(
     r"\b(?:compare|confronta|diff) (?:the|i|le) (?:two|due) (?:files?|documents?|documenti|versions?|versioni)\b|"
     r"\b(?:undo|annulla|revert) (?:what you did|quello che hai fatto)\b|"
     r"\b(?:dove|where) (?:l'hai|lo hai|la hai|li hai|did you|have you) (?:salvat\w*|mess\w*|put|save|saved)\b|"
+    # What is in a folder nobody named: "what's in that folder?", «che c'è in quella cartella?».
+    r"\b(?:what(?:'s| is)|whats|che c'e|cosa c'e) (?:in|nella|nel|dentro) (?:that|this|the second|the first|the other|"
+    r"quella|questa|quel|questo|l'altra|l'altro) ?(?:one|folder|file|document|cartella|documento)?\s*\??$|"
+    # A line or a paragraph of a file nobody named: «aggiungi una riga in fondo», «sistemami l'ultimo paragrafo».
+    r"^(?:can you |could you |puoi |potresti |mi )?(?:add|append|aggiungi|sistema\w*|fix|correggi\w*|rewrite|"
+    r"riscrivi)\b.{0,12}\b(?:an? |una |un |the |l')?"
+    r"(?:line|riga|paragraph|paragrafo|ultimo paragrafo|last paragraph)\b(?!.*\.\w{1,5}\b)|"
+    r"\b(?:the numbers|le cifre|i numeri) in (?:the|la) (?:table|tabella)\b|"
+    r"\b(?:search|look|cerca)\s+(?:in|inside|dentro) (?:there|here|it|li|la|qui)\b|"
+    r"^(?:nel|in the|in) (?:documento|document|file|report)\b|"
     # "ok, e quello dopo?" as a first message: the next of a list nobody has seen.
     r"^(?:(?:ok|e|and|allora|poi|then)[ ,]+)*(?:quello|quella|the one|that one|il prossimo|the next one)"
     r"(?: (?:dopo|after that|after|next|seguente|successivo|prima|before))?\s*[.!?]*$"
@@ -114,25 +125,28 @@ _CLITIC_ACTION = re.compile(
 _EARLIER = (
     r"(?:come ti ho detto|come (?:abbiamo|avevamo) detto|di cui (?:parlavamo|abbiamo parlato|ti ho parlato)|di prima|"
     r"che ti ho detto|as i (?:said|told you|mentioned)|(?:we|i) (?:talked|spoke) about|i mentioned|from before|"
-    r"like before|we discussed|(?:that|which) we (?:discussed|agreed))"
+    r"like before|we discussed|(?:that|which) we (?:discussed|agreed)|(?:like|as) we said|as discussed|"
+    # Someone else's file, which only they can name: "the file my colleague sent", «quello che mi ha mandato Giulia».
+    r"(?:that|which|who)? ?(?:my|mio|mia) (?:colleague|boss|friend|collega|capo|amic[oa]) (?:sent|gave|shared)|"
+    r"che mi ha (?:mandato|inviato|girato|passato|dato)|(?:\w+ )?(?:sent|gave|shared) me)"
 )
 # Right after the action: "save it", "delete the file", "do the same for the other one".
 _MISSING_AFTER = re.compile(
     rf"\s*(?:(?:me|mi|for|per|anche per|anche|with|con|to|a|again|di nuovo|dentro|inside|through|in|nei|nelle)\s+)?"
     rf"(?:{_MISSING_OBJECT.pattern})"
-    r"(?:\s+(?:down|up|out|away|again|di nuovo|ancora|too|as well|anche))?"
+    r"(?:\s+(?:down|up|out|away|again|di nuovo|ancora|too|as well|anche|all|tutti|tutte))?"
     # A qualifier on the pronoun: «elimina quelli vecchi del 2022», "delete the old ones".
     r"(?:\s+(?:old|older|new|newer|big|bigger|small|empty|temporary|vecchi[oe]?|vecchia|nuov[io]|nuov[ae]|"
     r"grandi|piccol[ie]|vuot[ie]|temporane[ie])(?:\s+ones)?)?"
     r"(?:\s+(?:to|into|in|nella|nel|nello|dentro|a|con|with|for|per|from|dal|dalla|dallo|nell'|all'|of|del|della|"
     r"di|al|allo|alla|ai|agli|alle|sul|sulla|on|onto|nei|negli|nelle|through|across|among)"
-    r"(?:\s+[\w']+|(?<=')[\w']+){1,3})?"
+    r"(?:\s+[\w'.-]+|(?<=')[\w'.-]+){1,3})?"
     r"(?:\s+(?:somewhere|elsewhere|back|altrove|da qualche parte)(?: \w+)?)?(?:\s+(?:instead|invece))?"
     rf"(?:\s+{_EARLIER})?"
     r"(?:\s+(?:and|e) .{0,40})?"
     r"\s*(?:,?\s*(?:please|per favore|grazie|thanks|pls))?"
-    # A remark after it: "delete those please, I don't need them anymore".
-    r"(?:\s*,\s*(?:i|we|it|they|non|perche|because|since|che|tanto|tanto non)\b.{0,50})?\s*[.!?]*\s*$"
+    # A remark after it: "delete those please, I don't need them anymore", "find it for me? I can't …".
+    r"(?:\s*[,.?!]\s*(?:i|we|it|they|non|perche|because|since|che|tanto|tanto non)\b.{0,50})?\s*[.!?]*\s*$"
 )
 
 
@@ -146,12 +160,27 @@ def missing_object(folded: str, *, inline: bool = False, pronoun: bool = False) 
     folded = _PREAMBLE.sub("", folded)  # «sì, quello. eliminalo pure»: the action follows
     tokens = folded.split()
     first = _FIRST_WORD.match(folded)
-    if not tokens or len(tokens) > 12:
+    if not tokens or len(tokens) > 30 or (len(tokens) > 16 and not _THAT_THING.search(folded)):
         return False
     if _CLITIC_ACTION.search(folded) or (not inline and not pronoun and _ON_A_THING.match(folded)):
         return True
     if _WORKSPACE.search(folded):
         return False  # «elenca il contenuto del workspace»: the whole workspace is named
+    if not inline and _NO_TEXT.match(folded):
+        return True  # «correggimi la grammatica» with no text given: of what?
+    if (
+        not inline
+        and not pronoun
+        and _THAT_THING.search(folded)
+        and (
+            _ACTIONS.search(folded)
+            or _LOOKS.search(folded)
+            or any(_acting(w) for w in re.findall(r"[a-z]{4,}", folded))
+        )
+    ):
+        return True
+    if not inline and not pronoun and _LOOKS.search(folded) and _THE_DOC.search(folded):
+        return True  # «potresti ricontrollare la relazione?»: which one?
     if len(tokens) <= 10 and not inline and any(_acting(t, clitic=True) for t in _CLITIC_WORD.findall(folded)):
         return True  # «puoi eliminarla?», «uniscili in un unico file», «trovamelo tu»: a verb with a pronoun
     if not pronoun and re.search(_EARLIER, folded) and (_ACTIONS.search(folded) or (first and _acting(first.group(1)))):
@@ -172,7 +201,8 @@ def missing_object(folded: str, *, inline: bool = False, pronoun: bool = False) 
 # What a reply says before its action: «sì, quello.», «come ti dicevo prima,», "as I said,".
 _PREAMBLE = re.compile(
     r"^(?:(?:si|yes|ok|okay|certo|esatto|right|sure|quello|quella|that one|this one|come ti dicevo(?: prima)?|"
-    r"ciao|hi|hey|hello|salve|buongiorno|scusa|senti|"
+    r"ciao|hi|hey|hello|salve|buongiorno|scusa|senti|sorry to bother you|scusa il disturbo|"
+    r"hope you(?:'re| are) having a (?:good|nice|great) day|quando hai tempo|when you get a chance|"
     r"as i said(?: before)?|like i said)"
     r"\b[^.!?,]{0,15}[.!?,]\s*)+"
 )
@@ -204,8 +234,8 @@ _ACTING = frozenset(
 # Verbs on the user's things that the intent lexicon does not list, bare as canonical's clitics
 # leave them: «riattivalo», «uniscili», «metterlo».
 _MORE_ACTING = frozenset(
-    "riattiva disattiva attiva sospendi unisci mette mettere metti ferma avvia riprendi ripristina carica "
-    "scarica stampa manda invia copia duplica archivia comprimi chiudi spedisci inoltra".split()
+    "riattiva disattiva attiva sospendi unisci rimetti rimette rimettere mette mettere metti ferma avvia riprendi "
+    "ripristina carica scarica stampa manda invia copia duplica archivia comprimi chiudi spedisci inoltra".split()
 )
 
 
@@ -227,7 +257,23 @@ def _acting(word: str, *, clitic: bool = False) -> bool:
 # A word that may be a verb with a pronoun glued on, less the verbs that reshape the last answer
 # («riscrivilo come elenco puntato», «traducilo»).
 _CLITIC_WORD = re.compile(r"\b(?!riscriv|tradu|riassum|accorc|allung|spieg|ripet|rend|semplific|riformul)([a-z]{5,})\b")
-_WORKSPACE = re.compile(r"\b(?:workspace|area di lavoro)\b")
+_NO_TEXT = re.compile(
+    r"^(?:correggimi|correct|fix|check|controlla|correggi)(?: me| mi)? (?:the |la |l')?(?:grammar|grammatica|spelling|"
+    r"ortografia)\s*[.!?]*$"
+)
+_WORKSPACE = re.compile(r"\b(?:workspace|area di lavoro|cartella principale|main folder|root folder)\b")
+# A thing of the user's that only a demonstrative or someone else names: "tidy up that folder",
+# "move those photos to where the other ones are", "check the file my colleague sent".
+_THAT_THING = whole(
+    r"(?:that|those|these|quel|quella|quei|quegli|quelle|questi|queste) (?:\w+ )?(?:files?|photos?|pictures?|foto|"
+    r"documents?|documenti|documento|folders?|cartell[ae]|reports?|relazione|notes?|appunti|pdfs?|immagini|two|due)|"
+    r"(?:the|il|la) (?:file|document|documento|report|relazione) (?:(?:that|which) )?(?:my|del mio|della mia|che)\b"
+)
+_THE_DOC = whole(r"(?:the|la|il) (?:relazione|report|document|documento)")
+_LOOKS = whole(
+    r"check|controlla|ricontrolla|review|rivedi|go through|look over|look at|dai un'occhiata|ricontrollare|"
+    r"controllare|rivedere"
+)
 # A file the request speaks of without naming it.
 _GENERIC_TARGET = whole(
     r"(?:(?:a|the|that|this|those|these|some|one|un|uno|il|lo|la|i|gli|le|quel|quello|quella|questo|questa|del|dal|"
@@ -235,7 +281,8 @@ _GENERIC_TARGET = whole(
     r"allegato|attachment)|della cartella|(?:al|nel|the|il|to the|in the) log)"
     # Not "rename the folder 'old stuff'", «elimina la cartella old_backup»: the name follows; in
     # Italian a plain word may be the name too: «nella cartella lavoro».
-    r"(?!\s+(?:(?:called|named|chiamat[oa]|di nome)\s+)?(?:['\"«]|[\w-]*[_\d./][\w.-]*))"
+    r"(?!\s+(?:(?:called|named|chiamat[oa]|di nome)\s+)?(?:(?:vuota|nuova|vecchia|empty|new|old)\s+)?"
+    r"(?:['\"«]|[\w-]*[_\d./][\w.-]*))"
     r"(?!(?<=cartella)\s+(?!(?:in|con|per|da|e|o|a|di|che|come|dove|nuova|vecchia|giusta|sbagliata|mia|tua|sua|"
     r"del|della|dei|nel|nella|su|sul|dentro|qui|li|la|vuota|piena|principale|condivisa|per favore)\b)[a-z][\w-]*)"
 )

@@ -8,81 +8,10 @@ import re
 
 from planner import expressions, object_kinds
 from planner import own_words as W
+from planner import own_words2 as W2
 from planner import params as P
 from planner.text import fold, whole
 
-# Each tool's own object, in English and Italian, matched on the folded text.
-_TIME = whole(
-    r"what time|(?:what's|whats|what is) the time(?!\s+(?!(?:in|at|now|there|here|right|please|over|for|on|where|"
-    r"zone|difference|adesso)\b)\w)|time is it|the time in|time now|current time|"
-    r"what day is|what day of the week|what is today|what's today|whats today|today's date|todays date|"
-    r"what date is|what's the date|whats the date|what is the date|date today|day is it|"
-    r"che ore|che ora e|che ora e'|che ora sono|che giorno e|che giorno della settimana|che data e|"
-    r"la data di oggi|ora attuale|ora esatta|che giorno sara|what day will|quanti ne abbiamo|"
-    r"ore sono a|ora e a|ora a [a-z]|time in [a-z]|in che giorno siamo|che giorno siamo|"
-    r"what week|which week|week of the year|week number|settimana dell'anno|che settimana|"
-    r"how many (?:days|weeks|months|hours) (?:are )?(?:left )?(?:until|till|to|before)|how long until|"
-    r"quanti (?:giorni|mesi|settimane) mancano|quanto manca (?:a|al|alla|allo|all'|ai|alle)|"
-    r"is it (?:already |still )?(?:morning|evening|night|afternoon|daytime|late) in|"
-    r"e (?:gia|ancora) (?:sera|mattina|notte|pomeriggio) a|"
-    r"what month (?:is it|are we in)|which month (?:is it|are we in)|what year is it|what year are we in|"
-    r"che mese e oggi|(?:in )?che mese siamo|(?:in )?che anno siamo|"
-    r"(?:oggi|today) (?:e|is)(?: gia| ancora| already| still)? (?:lunedi|martedi|mercoledi|giovedi|venerdi|sabato|"
-    r"domenica|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|is (?:it|today) (?:already |still )?"
-    r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
-)
-# When something happens, not what time it is now: "what time does the sun set in summer?", «a che
-# ora apre il museo?».
-_TIME_OF_EVENTS = whole(
-    r"what time (?:does|do|did|will|would|should)|a che ora (?:tramonta|sorge|apre|chiude|parte|arriva)"
-)
-_TIME_NOW = whole(
-    r"time is it|che ore sono|che ora e|what day is it|che giorno e oggi|^(?:what's|whats|what is) the time\s*\??$"
-)
-_ARITHMETIC = re.compile(
-    r"\d\s*[-+*/x\u00d7\u00f7^]\s*\d|\d\s*%\s*(?:of|di|del|della)\s*\d|"
-    r"\d\s+(?:per|times|diviso|plus|minus|piu|meno|divided by|multiplied by)\s+\d"
-)
-# On one number: "square root of 729", "calcola 3 alla quinta".
-_MATH_WORDS = whole(
-    r"sqrt|square root|cube root|percent|percentage|power of|radice quadrata|radice cubica|radice|percentuale|"
-    r"elevato|per cento|calculate|compute|calcola|calcolami|quanto fa|how much is|what is \d|what's \d|quanto e \d"
-)
-# Over several numbers: "mean of 3, 4 and 5", "the max of 12 and 30" (one number is a limit, not data).
-_AGGREGATES = whole(
-    r"mean|average|avg|median|sum|total|product|media|mediana|somma|totale|prodotto|stdev|standard deviation|"
-    r"deviazione standard|max|min|maximum|minimum|massimo|minimo"
-)
-# A question about an amount, over numbers the request gives: "how much each?", "quanto pago?".
-_AMOUNT = whole(
-    r"how much (?:will|would|do|does|did|is|each|per|in total)|how much\?|each\?|per person|apiece|"
-    r"quanto (?:pago|costa|costano|fa|viene|vengono|spendo|risparmio|resta|avro|ricevo|prendo|devo|spetta)|"
-    r"a testa|ciascuno|a persona|in totale"
-)
-_PERCENT = re.compile(r"\d\s*%")
-# A rate over the amounts given: "… what's my consumption in litres per 100 km?", «quanti km al litro?».
-_RATE = whole(
-    r"(?:per|every|ogni|al|all'|alla|a) (?:\d+ )?(?:km|kilomet\w+|miles?|hours?|litres?|liters?|gallons?|kg|"
-    r"chilometri|chilometro|litr[oi]|ora|ore|kwh)"
-)
-# Numbers that are not data: a date, or digits inside a name ("chapter2.txt", "2024-05-board.md").
-_NOT_DATA = re.compile(
-    r"\b\d{4}-\d{2}(?:-\d{2})?\b|\S*[a-wyz_]\d\S*|\S*\d[a-wyz_]\S*|"
-    r"(?:\S+\s+){0,2}\*\s+\*(?:\s+\S+){0,3}|"  # a cron schedule: "0 8 * * 1-5"
-    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|gen|mag|giu|lug|ago|set|ott|dic)[a-z]*\.?\s+"
-    r"\d{1,2}\s*-\s*\d{1,2}\b|\b\d{1,2}\s*-\s*\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|"
-    r"gennaio|febbraio|marzo|aprile|maggio|giugno|luglio|agosto|settembre|ottobre|novembre|dicembre)|"  # dates
-    r"\b(?:lines?|righe|riga|pages?|pagine|pag\.?|esercizi|exercises|chapters?|capitoli)\s+\d+\s*-\s*\d+|"  # a range
-    # A number that names something: "the phone number 555-0192", «il codice 12-345», "555-123-4567", "0039-06".
-    r"\b(?:phone|telephone|tel|mobile|cell|fax|ticket|order|invoice|serial|account|tracking|reference|case|customer|"
-    r"id|pin|zip|iban|numero (?:di |d')?(?:telefono|cellulare|ordine|fattura|pratica|conto|serie|cliente)|telefono|"
-    r"cellulare|codice|ordine|fattura|pratica|conto|cap|matricola|seriale)"
-    r"(?: (?:number|no\.?|num\.?|code|di telefono|di cellulare|d'ordine|n\.?))?\s*[:#]?\s*\+?\d[\d -]*\d|"
-    r"\b\d+(?:-\d+){2,}\b|\b\d+-0\d+\b|\b0\d+-\d+\b"
-)
-# Whether files hold something is a search, whatever numbers it names: "do any of my documents contain 55-12?".
-_CONTAINS = whole(r"contains?|containing|mentions?|conten\w*|contien\w*|menzion\w*")
-_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?")
 _SCHEDULE = whole(
     rf"(?:every|each) (?:other |second |single )?(?:{W.PERIODS_EN}|\d+ (?:minutes?|hours?|days?|weeks?|months?))|"
     r"daily at|weekly on|"
@@ -100,7 +29,9 @@ _RECURRING = whole(
     rf"{W.PERIODIC_TASK}|{W.AUTOMATIC_TASK}|"
     r"(?:storico|cronologia) delle esecuzioni|ultime esecuzioni|run history|"
     # A task by its name: "pause the 'daily-standup' task", «la configurazione del task 'report-settimanale'».
-    r"(?:task|job|attivita|promemoria) ['\"«]?[a-z0-9]+(?:-[a-z0-9]+)+|[a-z0-9]+(?:-[a-z0-9]+)+['\"»]? (?:task|job)|"
+    # Not "a 9-5 job": a name has a letter.
+    r"(?:task|job|attivita|promemoria) ['\"«]?(?=[\w-]*[a-z])[a-z0-9]+(?:-[a-z0-9]+)+|"
+    r"(?=[\w-]*[a-z])[a-z0-9]+(?:-[a-z0-9]+)+['\"»]? (?:task|job)|"
     # Reminders that run by themselves: «i promemoria programmati», "the automatic reminders".
     r"(?:promemoria|reminders?) (?:programmat|pianificat|automatic|ricorrent)\w*|(?:automatic|scheduled) reminders?|"
     # «l'ultima esecuzione di backup-settimanale», "the last run of nightly-sync".
@@ -108,7 +39,7 @@ _RECURRING = whole(
 )
 # A task's own name, quoted or after the word: "'invoice-reminder'", "the job nightly-backup".
 _NAMED_TASK = re.compile(
-    r"['\"«][a-z0-9]+(?:-[a-z0-9]+)+['\"»]|\b(?:task|job) [a-z0-9]+(?:-[a-z0-9]+)+|"
+    r"['\"«](?=[\w-]*[a-z])[a-z0-9]+(?:-[a-z0-9]+)+['\"»]|\b(?:task|job) (?=[\w-]*[a-z])[a-z0-9]+(?:-[a-z0-9]+)+|"
     r"\b(?:task|job|attivita|reminder|promemoria) ['\"«][^'\"»\n]{2,40}['\"»]|"  # «l'attività 'backup settimanale'»
     r"['\"«][^'\"»\n]{2,40}['\"»] (?:(?:recurring|scheduled|ricorrente|programmat[oa]) )?(?:task|job)\b"  # "'x' task"
 )
@@ -162,7 +93,11 @@ _TODO = whole(
     r"mark (?:the )?\w+ (?:task|item) (?:as )?done|segna (?:il|la) \w+ (?:compito|attivita)|"
     r"(?:mark|check off|segna|spunta)\b.{0,40}\b(?:as )?(?:done|complete|completed|fatt[oaie]|completat[oaie]|"
     r"finit[oaie])|miei compiti|mia lista delle cose|cose da fare|"
-    r"(?:tra|fra|nei|ai|coi|nella lista dei) (?:i )?(?:miei )?task\b|(?:to|in|on) my (?:task|todo)s?\b"
+    r"(?:tra|fra|nei|ai|coi|nella lista dei) (?:i )?(?:miei )?task\b|(?:to|in|on) my (?:task|todo)s?\b|"
+    # The session's own list: «segna nella lista di questa sessione: …», "add it to this session's list".
+    r"(?:lista|elenco|list) (?:di|della|per|for|of) (?:(?:questa|this|the|la) )?(?:sessione|session|chat)"
+    r"(?!'s| (?:di|of|del|della|on|su|sul)\b)|"
+    r"(?:this|the) (?:session|chat)'s (?:list|to-?do)"
 )
 # Command names that are not also words: a message may start with one ("ls -la", "git log").
 _SHELL_COMMANDS = (
@@ -205,7 +140,8 @@ _SCHEDULE_ONLY = re.compile(
     r"nudge|ping|notify|alert|avvisami|about|morning|afternoon|evening|mattina|pomeriggio|sera|instead|invece|"
     # A verb that carries no content: "send me that every week", «puoi ripeterlo ogni settimana?».
     r"send|make|repeat|run|set|switch|change|schedule|ripet\w*|mand\w*|invi\w*|rend\w*|fa(?:rlo|llo|lo|la|re)|"
-    r"ancora|di nuovo)\b|"
+    r"ancora|di nuovo|for|per|on|them|those|these|quelli|quelle|programm\w*|pianific\w*|impost\w*|"
+    r"spost\w*|move|put|metti\w*)\b|"
     r"\d{1,2}(?:[:.]\d{2})?(?:am|pm)?|[\s,.!?])*"
 )
 
@@ -298,6 +234,9 @@ def find(folded: str, extraction: P.Extraction, *, definition: bool) -> tuple[st
         return tool, "recurring tasks", 0.9
     if named_task and (tool := next((n for n, p in _RECURRING_VERBS[1:5] if p.search(folded)), None)):
         return tool, "a recurring task by its name", 0.8  # "when did 'invoice-reminder' last run?"
+    early = W2.RUN_TASK.search(folded) and W2.AHEAD.search(folded)  # «… invece di aspettare venerdì»
+    if (early or (W2.RUN_JOB.search(folded) and W2.NOW.search(folded))) and not definition:
+        return "run_now_recurring", "a task run ahead of its time", 0.8  # "run the invoice job now"
     if (tool := _by_its_work(folded)) and not definition:
         return tool, "a recurring task by its work", 0.8  # "when did the backup task last run?"
     if W.RERUN_BARE.fullmatch(folded) and W.RERUN_VERB.search(folded):
@@ -305,7 +244,9 @@ def find(folded: str, extraction: P.Extraction, *, definition: bool) -> tuple[st
     if W.git(folded) and not definition:
         return "run_shell", "a git command", 0.85  # "commit everything in notes-repo and push it"
     # «lancia subito il riepilogo giornaliero», "stop that task": an operation makes it a recurring task.
-    operations = 4 if W.PERIODIC.search(folded) and not definition else 0
+    operations = 4 if (W.PERIODIC.search(folded) or W2.PERIODIC_OF.search(folded)) and not definition else 0
+    if operations and W2.DETAILS.search(folded) and W2.TASK_NOUN.search(folded):
+        operations = 5  # «i dettagli del backup giornaliero»: the task's own, not the report it writes
     operations = 5 if W.THAT_TASK.search(folded) and not _TODO.search(folded) else operations
     operation = next((name for name, pattern in _RECURRING_VERBS[:operations] if pattern.search(folded)), None)
     if operation is not None:
@@ -319,9 +260,9 @@ def find(folded: str, extraction: P.Extraction, *, definition: bool) -> tuple[st
         return "list_files", "a folder listed", 0.85
     if _SHELL.search(folded) and not definition:
         return "run_shell", "a shell command", 0.85
-    now = _TIME_NOW.search(W.TIME_ADVICE.sub(" ", folded))  # not «a che ora è meglio …»
+    now = W2.TIME_NOW.search(W.TIME_ADVICE.sub(" ", folded))  # not «a che ora è meglio …»
     advice = W.TIME_ADVICE.search(folded) and not now  # "what time of year is best to visit Japan?"
-    if _TIME.search(folded) and (not definition or now) and not _TIME_OF_EVENTS.search(folded) and not advice:
+    if W2.TIME.search(folded) and (not definition or now) and not W2.TIME_OF_EVENTS.search(folded) and not advice:
         # Not "how do websites know what time zone I'm in?": a question about how, not about now.
         return "get_time", "a time or date question", 0.9
     if _arithmetic(folded, extraction):
@@ -377,14 +318,14 @@ def _arithmetic(folded: str, extraction: P.Extraction) -> bool:
     for value in extraction.values:
         if value.type in ("path", "url", "glob") and re.search(r"[a-z]", fold(value.text)):
             folded = folded.replace(fold(value.text), " ")  # "chapter2.txt", not "17*23"
-    if _CONTAINS.search(folded) and W.FILE_NOUNS.search(folded):
+    if W2.CONTAINS.search(folded) and W.FILE_NOUNS.search(folded):
         return False  # "do any of my documents contain 555-0192?": a search in files
-    folded = _NOT_DATA.sub(" ", folded)
-    numbers = len(_NUMBER.findall(folded))
+    folded = W2.NOT_DATA.sub(" ", W2.NAMED_BY_NUMBERS.sub(" ", folded))  # not «in un 4+4» (a lease)
+    numbers = len(W2.NUMBER.findall(folded))
     return bool(
-        _ARITHMETIC.search(folded)
+        W2.ARITHMETIC.search(folded)
         or expressions.operation_verb(folded)  # "add 5 and 7", «sottrai 3 da 10»: as the cold path computes it
-        or (numbers >= 1 and _MATH_WORDS.search(folded))
-        or (numbers >= 2 and (_AGGREGATES.search(folded) or _AMOUNT.search(folded) or _PERCENT.search(folded)))
-        or (numbers >= 2 and _RATE.search(folded) and "?" in folded)
+        or (numbers >= 1 and W2.MATH_WORDS.search(folded))
+        or (numbers >= 2 and (W2.AGGREGATES.search(folded) or W2.AMOUNT.search(folded) or W2.PERCENT.search(folded)))
+        or (numbers >= 2 and W2.RATE.search(folded) and "?" in folded)
     )

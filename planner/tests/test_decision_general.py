@@ -62,6 +62,14 @@ def decision(text, workspace=None):
         ("in web/main.js change the endpoint from localhost:8000 to api.example.org", "edit_file"),
         ("create an empty folder named 'drafts' in my documents", "make_dirs"),
         ("new folder: Receipts", "make_dirs"),
+        ("togli di mezzo tmp/prova.txt", "delete_files"),
+        ("draft_v9_FINAL.docx is an awful name, call it draft.docx", "move_files"),
+        ("metti scontrino1.pdf e scontrino2.pdf nella cartella spese", "move_files"),
+        ("which folder is taxes.pdf in?", "find_files"),
+        ("did I ever write anything about the dentist in my notes?", "grep_files"),
+        ("find the line in my code that calls json.loads", "grep_files"),
+        ("in settings.yaml metti port: 80 al posto di port: 8080", "edit_file"),
+        ("crea una cartella che si chiama bollette", "make_dirs"),
     ],
 )
 def test_a_named_object_goes_to_its_first_tool(text, tool):
@@ -97,6 +105,12 @@ def test_a_named_object_goes_to_its_first_tool(text, tool):
         "dove l'hai messo?",
         "can you make a folder for them?",
         "cancella la cartella dist dentro progetto",
+        "rename it to final.docx please",
+        "hey, when you get a chance could you tidy up that folder for me?",
+        "sorry to bother you, but could you check the file my colleague sent?",
+        "can you find it for me? I can't remember where I put it",
+        "correggimi la grammatica",
+        "what's in that folder?",
     ],
 )
 def test_an_action_on_nothing_named_asks(text):
@@ -119,11 +133,17 @@ def test_an_action_on_nothing_named_asks(text):
         "which is faster for big text files, awk or sed?",
         "per quanti anni vanno tenuti i documenti delle tasse?",
         "whats the shortcut to search inside a pdf on windows",
+        "should package-lock.json be committed?",
+        "someone I don't know emailed me prize.zip, should I open it?",
+        "can a .exe file run on Linux?",
+        "what does */10 * * * * mean in cron?",
+        "there's a file called Thumbs.db in every folder, what is it?",
+        "is it true that emptying the trash doesn't really erase files?",
     ],
 )
 def test_words_about_files_and_opinions_go_direct(text):
     chosen = decision(text)
-    assert chosen.route == "direct", chosen.to_trace()
+    assert chosen.route == "direct" or not chosen.sure, chosen.to_trace()  # unsure: the local model answers
 
 
 def test_a_plan_for_another_tool_than_the_requests_own_does_not_serve_it():

@@ -177,6 +177,31 @@ def test_a_todo_item_by_a_demonstrative_alone_is_bare():
         ("how many times has the nightly backup job run?", "history_recurring"),
         ("each weekday at 6 check the inbox folder", "schedule_recurring"),
         ("ogni domenica sera fammi un riassunto delle note", "schedule_recurring"),
+        # A recurring task by the work it does ("the sync job", «il job di pulizia»), or a run of that work.
+        ("did the nightly sync run yesterday?", "history_recurring"),
+        ("has the backup job run this week?", "history_recurring"),
+        ("did the backup work last night?", "history_recurring"),
+        ("quando ha girato per l'ultima volta il job di backup?", "history_recurring"),
+        ("la sincronizzazione di stanotte è andata a buon fine?", "history_recurring"),
+        ("remove the cleanup job, it's useless now", "cancel_recurring"),
+        ("cancella l'attività di backup delle foto", "cancel_recurring"),
+        ("disattiva il task serale di pulizia", "toggle_recurring"),
+        ("pause the sync task until friday", "toggle_recurring"),
+        ("rilancia il backup delle foto", "run_now_recurring"),
+        ("describe the 'photo sync' job", "show_recurring"),
+        ("fammi vedere il «controllo prezzi» job", "show_recurring"),
+        # A run asked for ahead of its time, or a job of the user's by its name run now.
+        ("trigger the weekly digest now instead of waiting for sunday", "run_now_recurring"),
+        ("kick off the backup now rather than waiting until tonight", "run_now_recurring"),
+        ("puoi lanciare subito il report vendite invece di aspettare lunedì?", "run_now_recurring"),
+        ("esegui il controllo scadenze adesso senza aspettare domani", "run_now_recurring"),
+        ("please run the newsletter export job right away", "run_now_recurring"),
+        ("avvia ora il job di fatturazione", "run_now_recurring"),
+        # Periodic by the part of the day or the weekday it belongs to; asked about in detail.
+        ("disattiva il promemoria delle 8", "toggle_recurring"),
+        ("elimina il resoconto spese del venerdì", "cancel_recurring"),
+        ("show me the details of the nightly backup", "show_recurring"),
+        ("mostrami la configurazione del report settimanale", "show_recurring"),
     ],
 )
 def test_recurring_tasks_by_their_words(text, expected):
@@ -221,9 +246,19 @@ def test_a_recurring_task_by_a_demonstrative_alone_is_bare(text, bare):
         ("do that every day instead", True),
         ("send me the news headlines every monday", False),
         ("ogni mattina mandami il meteo", False),
+        # A periodic task set up is a schedule; alone, it says nothing of what to do.
+        ("create a weekly task that sums up my inbox", False),
+        ("set up a nightly job that empties the tmp folder", False),
+        ("crea un job settimanale che mi riassume le spese", False),
+        ("aggiungi un promemoria mensile per pagare l'affitto", False),
+        ("set up a daily job at 8", True),
+        ("imposta un'attività giornaliera alle 9", True),
+        ("programmalo per ogni lunedì", True),
+        ("put that on every weekday", True),
+        ("schedule a call with Anna for every Monday", False),
     ],
 )
-def test_a_schedule_of_a_pronoun_is_bare(text, bare):
+def test_a_schedule_with_nothing_to_do_is_bare(text, bare):
     assert tool(text) == "schedule_recurring"
     assert own_objects.bare_schedule(fold(text)) is bare
 
@@ -237,6 +272,16 @@ def test_a_schedule_of_a_pronoun_is_bare(text, bare):
         ("aggiungi all'elenco attività: chiamare il dentista", "todo_update"),
         ("metti nella lista dei compiti il bucato", "todo_update"),
         ("add 'call the bank' to the to-do list", "todo_update"),
+        ("which todo app is the best?", None),
+        ("quale programma per gestire la lista delle cose da fare è migliore?", None),  # a product for lists
+        ("go through the minutes and make the to-do list from them", None),  # a list made from what is read
+        ("leggi il verbale e poi fai l'elenco delle cose da fare", None),
+        ("fammi vedere la lista delle cose da fare", "todo_update"),
+        ("show me my to-do list", "todo_update"),
+        ("metti nella lista della sessione: comprare il pane", "todo_update"),  # the session's own list
+        ("add 'call Bob' to this session's list", "todo_update"),
+        ("riassumi la lista di questa sessione di allenamento", None),  # a training session's
+        ("make a list of this session's main points", None),
     ],
 )
 def test_the_sessions_task_list_and_other_lists(text, expected):
@@ -258,31 +303,21 @@ def test_the_sessions_task_list_and_other_lists(text, expected):
         ("ls the downloads folder", "list_files"),
         ("ls src tests", "list_files"),
         ("ls -la src", "run_shell"),
+        # Git: an order with a git verb on a repository or a branch, two git verbs, or Italian's own git verbs.
+        ("commit and push please", "run_shell"),
+        ("pull the latest changes from the repo", "run_shell"),
+        ("merge the feature branch into main", "run_shell"),
+        ("pusha tutto su master", "run_shell"),
+        ("fai il commit delle modifiche", "run_shell"),
+        ("clona il repository e poi lancia i test", "run_shell"),
+        ("commit to a gym routine", None),
+        ("I need to commit to pushing myself harder", None),
+        ("push myself harder at the gym", None),
+        ("write a commit message for these changes", None),
+        ("fai un merge dei due paragrafi", None),
     ],
 )
-def test_time_subagents_and_commands(text, expected):
-    assert tool(text) == expected
-
-
-# A recurring task by the work it does ("the sync job", «il job di pulizia»), or a run of that work.
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("did the nightly sync run yesterday?", "history_recurring"),
-        ("has the backup job run this week?", "history_recurring"),
-        ("did the backup work last night?", "history_recurring"),
-        ("quando ha girato per l'ultima volta il job di backup?", "history_recurring"),
-        ("la sincronizzazione di stanotte è andata a buon fine?", "history_recurring"),
-        ("remove the cleanup job, it's useless now", "cancel_recurring"),
-        ("cancella l'attività di backup delle foto", "cancel_recurring"),
-        ("disattiva il task serale di pulizia", "toggle_recurring"),
-        ("pause the sync task until friday", "toggle_recurring"),
-        ("rilancia il backup delle foto", "run_now_recurring"),
-        ("describe the 'photo sync' job", "show_recurring"),
-        ("fammi vedere il «controllo prezzi» job", "show_recurring"),
-    ],
-)
-def test_a_recurring_task_by_its_work(text, expected):
+def test_time_subagents_commands_and_git(text, expected):
     assert tool(text) == expected
 
 
@@ -301,6 +336,17 @@ def test_a_recurring_task_by_its_work(text, expected):
         "mark the backup task as done on my to-do list",  # an item of the task list
         "rilancia la palla a tuo fratello",
         "I ran the numbers and it works",
+        "fai partire adesso la lavatrice invece di aspettare stasera",  # a machine at home
+        "I'll start the report now instead of waiting till friday",  # the user's own work, not an order
+        "should I run the backup now instead of waiting till friday?",  # advice asked
+        "avvia la riunione adesso invece di aspettare Marco",
+        "start the new job now",
+        "run the job interview prep now",
+        "start the print job now",  # a printer's job
+        "elimina il riepilogo della riunione di lunedì",  # one Monday's meeting, not every Monday's
+        "annulla la colazione del mattino",
+        "show me the details of the weekly meeting",  # a meeting, not a task
+        "fammi vedere il report settimanale",  # the report itself
     ],
 )
 def test_work_that_is_no_recurring_task(text):
@@ -325,60 +371,7 @@ def test_a_task_paused_for_a_while_or_run_again_without_its_name_is_bare(text, b
     assert own_objects.bare_task(fold(text)) is bare
 
 
-# A periodic task set up is a schedule; alone, it says nothing of what to do.
-@pytest.mark.parametrize(
-    ("text", "bare"),
-    [
-        ("create a weekly task that sums up my inbox", False),
-        ("set up a nightly job that empties the tmp folder", False),
-        ("crea un job settimanale che mi riassume le spese", False),
-        ("aggiungi un promemoria mensile per pagare l'affitto", False),
-        ("set up a daily job at 8", True),
-        ("imposta un'attività giornaliera alle 9", True),
-    ],
-)
-def test_a_periodic_task_set_up_is_a_schedule(text, bare):
-    assert tool(text) == "schedule_recurring"
-    assert own_objects.bare_schedule(fold(text)) is bare
-
-
-# Git: an order with a git verb on a repository or a branch, two git verbs, or Italian's own git verbs.
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("commit and push please", "run_shell"),
-        ("pull the latest changes from the repo", "run_shell"),
-        ("merge the feature branch into main", "run_shell"),
-        ("pusha tutto su master", "run_shell"),
-        ("fai il commit delle modifiche", "run_shell"),
-        ("clona il repository e poi lancia i test", "run_shell"),
-        ("commit to a gym routine", None),
-        ("I need to commit to pushing myself harder", None),
-        ("push myself harder at the gym", None),
-        ("write a commit message for these changes", None),
-        ("fai un merge dei due paragrafi", None),
-    ],
-)
-def test_git_orders(text, expected):
-    assert tool(text) == expected
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("which todo app is the best?", None),
-        ("quale programma per gestire la lista delle cose da fare è migliore?", None),  # a product for lists
-        ("go through the minutes and make the to-do list from them", None),  # a list made from what is read
-        ("leggi il verbale e poi fai l'elenco delle cose da fare", None),
-        ("fammi vedere la lista delle cose da fare", "todo_update"),
-        ("show me my to-do list", "todo_update"),
-    ],
-)
-def test_lists_made_or_apps_for_lists_are_not_the_sessions(text, expected):
-    assert tool(text) == expected
-
-
-# When is best is not the clock; a number that names something, or files that hold it, is no arithmetic.
+# When is best, or a zone, is not the clock; a number that names something, or files that hold it, is no arithmetic.
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
@@ -392,6 +385,14 @@ def test_lists_made_or_apps_for_lists_are_not_the_sessions(text, expected):
         ("quali file contengono 12-7?", None),  # files that hold something: a search
         ("what's 1200-350?", "compute"),
         ("quanto fa 90 - 45?", "compute"),
+        ("which time zone does Chile use?", None),  # a fact about a place, not the clock
+        ("what time zones does Russia span?", None),
+        ("what time is it in Lisbon?", "get_time"),
+        ("is a 4x4 worth it for snowy roads?", None),  # an expression after an article names a kind
+        ("mi conviene un contratto 4+4 o un 3+2?", None),
+        ("is it a 9-5 job?", None),
+        ("what is the sum 4+4?", "compute"),
+        ("quanto fa 3+2?", "compute"),
     ],
 )
 def test_advice_on_when_and_numbers_that_name_something(text, expected):
