@@ -151,7 +151,7 @@ def decide(
     # Not "how do I rename a file?": a question about how, not an action.
     if (
         missing.missing_object(folded, inline=inline is not None)
-        and not R.DEFINITION.search(folded)
+        and (not R.DEFINITION.search(folded) or W.SAYS.search(folded))  # "what does the second paragraph say?"
         and not R.CODE_REQUEST.search(folded)  # «scrivimi una funzione che rinomina i file»: code to show
         and not R.IMAGINED_FILE.search(folded)  # «scrivi una poesia su un file perduto»
     ):
@@ -283,6 +283,10 @@ def _file_tool(
         return "grep_files"  # «in quali ricette c'è il guanciale?», "cerca Giulia in contatti.txt"
     if W.BY_NAME.search(folded) and (first_verb is None or first_verb[0] != "write_files"):
         return "find_files"
+    if W.SHELLISH.search(folded) and (len(paths) >= 2 or any(W.ARCHIVE.search(p) for p in paths)):
+        return "run_shell"  # "unzip photos.zip into photos/", "diff config.yaml against config.yaml.bak"
+    if W.RESHAPE_FILE.search(folded) and any("." in p.rsplit("/", 1)[-1] for p in paths):
+        return "read_files"  # «metti in minuscolo tutti i titoli di docs/guida.md»: read it first
     if W.TYPO.search(folded) and paths:
         return "edit_file"  # "there's a typo in README.md, it says 'recieve', fix it"
     if (first_verb is None or first_verb[0] != "write_files") and W.GREP.search(folded) and searched:

@@ -60,7 +60,7 @@ FIRST_FILE_TOOL = (
                          rf"{_are('salv|annot|cre|accod|gener')}|{_ere('scriv|mett|aggiung|append')}|"
                          r"inserisci|inserire|mettici|scrivici")),
     ("grep_files", whole(r"mention|mentions|mentioning|contain|contains|containing|search (?:for|in)|grep|look for|"
-                        r"search (?:my|the|all|all my|all the)(?: [\w./-]+){1,3} for|"
+                        r"search (?!for\b|in\b)(?:\S+ ){1,4}?for|"
                         r"(?:look|go|search|scan|comb|dig) (?:through|in|into) .{1,40}\bfor|"
                         r"(?:lines?|righe|riga|rows) (?:with|containing|con|che contengono|che contiene)|"
                         r"talks? about|parla(?:no)? di|cerca dentro|search inside|look inside|cercal[oaie]|"
@@ -74,6 +74,8 @@ FIRST_FILE_TOOL = (
                         r"where (?:did|have) (?:i|you) (?:put|save|saved|leave|left|store|stored)")),
     ("read_files", whole(r"read|open|leggi|leggere|leggimi|leggerlo|apri|aprire|aprimi")),
     ("list_files", whole(r"list|ls|what files|which files|elenca|elencami|lista|quali file|che file|"
+                        r"how (?:big|large) is|quanto (?:pesa|e grande)|when did i last (?:change|edit|modify|touch)|"
+                        r"quando ho modificato|last modified|size of|"
                         r"contents of the folder")),
 )  # fmt: skip
 
@@ -92,7 +94,15 @@ BY_NAME = whole(
 CONTENTS = whole(
     r"contents? of|contenuto (?:di|del|della|dello)|what(?:'s| is) in(?:side)?|cosa c'e (?:in|dentro|nel|nella|nello)"
 )
-LINES = whole(r"lines?|righe|riga|words?|parole|characters|caratteri")
+LINES = whole(r"lines?|righe|riga|words?|parole|characters|caratteri|rows?|columns?|colonne|entries|records|voci")
+# Work that the shell does on files: "unzip photos.zip into photos/", «confronta a.yaml con b.yaml».
+SHELLISH = whole(r"unzip|untar|decomprimi|estrai|extract|diff|confronta|compare")
+ARCHIVE = re.compile(r"\.(?:zip|tar|gz|tgz|bz2|xz|7z|rar)$", re.IGNORECASE)
+# A file reshaped as a whole, which is read first: «mettimi in ordine alfabetico nomi.txt».
+RESHAPE_FILE = whole(
+    r"in minuscolo|in maiuscolo|in ordine alfabetico|alphabetical order|lowercase|uppercase|riga vuota|blank line|"
+    r"dopo il titolo|after the title"
+)
 STOP_NAMES = (
     r"(?!(?:a|an|the|this|that|my|your|new|which|what|one|la|una|un|questa|quella|mia|nuova|che|quale|"
     r"su|di|in|per|on|of|for|with|con|da|from|other|altra|altro|stessa|same|delle|dei|degli|della|dello|del|"

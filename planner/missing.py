@@ -28,12 +28,20 @@ _ACTIONS = whole(
     r"schedule|pianifica|programma|add|shove|stick|chuck|dump|toss|get rid of|throw away|trash|ditch|"
     r"butta via|scan(?: through)?|go through|comb through|look through|look at|merge|combine|unisci|combina|"
     r"resume|riprendi|stop|ferma|set|imposta|change (?:it|that|this|them) back|cambia (?:il )?nome|"
-    r"change the name of|put(?! (?:it|that|this|them)? ?in(?:to)? (?:\w+ )?(?:words|terms|english|italian|french|"
-    r"bullet|points|a table|order|plain|simple|other))"
+    r"turn|switch|back|diff|compare|unzip|cancel|annulla|jot|segnati|annotati|appuntati|"
+    r"decomprimi|confronta|spegni|accendi|mark|segna|take|togli|same|the same thing|lo stesso|la stessa cosa|"
+    r"rifai|redo|"
+    r"change the name of|"
+    r"put(?! (?:it|that|this|them|these|those)? ?in(?:to)? (?:\w+ )?(?:words|terms|english|italian|french|"
+    r"bullet|points|a table|plain|simple|other))"
 )
 _MISSING_OBJECT = whole(
     r"it|that|this|them|those|these|the file|that file|this file|the document|the folder|that folder|this folder|"
-    r"the other one|the other (?:file|report|document|folder|note|list)s?|"
+    r"the other one|the other (?:file|report|document|folder|note|list|project|version)s?|"
+    r"(?:the |il |la |l')?(?:previous|old|older|precedente|vecchia|vecchio) (?:version|versione)|"
+    r"l['\s]altro progetto|(?:col|con il|with the) (?:second|secondo|terzo|third|other|altro) (?:file|one|progetto)|"
+    r"the old ones|quelli vecchi|its history|lo storico|the reminder|il promemoria|l'orario|the time|"
+    r"(?:quella|quello|the one) (?:di ieri|di prima|from yesterday|from before)|the photos|le foto|"
     r"l['\s]altr[oa] (?:file|documento|cartella|report|nota|lista)|"
     r"this line|that line|the line|lo|la|li|le|quel file|questo file|il file|la cartella|il documento|"
     r"quella riga|questa riga|la riga|quell'altro|quell altro|l'altro|l altro|quello|questo|quelli|questi|"
@@ -115,6 +123,20 @@ _CLITIC_ACTION = re.compile(
     r"riscrivi)\b.{0,12}\b(?:an? |una |un |the |l')?"
     r"(?:line|riga|paragraph|paragrafo|ultimo paragrafo|last paragraph)\b(?!.*\.\w{1,5}\b)|"
     r"\b(?:the numbers|le cifre|i numeri) in (?:the|la) (?:table|tabella)\b|"
+    # A question about something nobody named: "how big is it?", «quante righe ha?», "is it still running?".
+    r"^(?:and |e )?(?:how (?:big|large|long|old) (?:is|are) (?:it|that|this|they)|how many \w+ (?:is|are|does|do|has) "
+    r"(?:it|that|this|they)|when did i (?:last )?(?:change|edit|modify|open|save|touch) (?:it|that|this)|"
+    r"is (?:it|that) still running|sta ancora girando|quando (?:l'ho|lo ho|la ho) (?:modificat|cambiat|aperto)\w*|"
+    r"quando e girato|quant[oaie] (?:righe|parole|caratteri|pagine|colonne|voci|elementi|file) "
+    r"(?:ha|sono|ci sono|contiene)|quanto (?:e|pesa|occupa)(?: grande| lung[oa]| pesante)?)"
+    r"(?: l'ultima volta| last time| last)?\s*\??$|"
+    # The next of a list nobody has seen: "and the other one?", «e il terzo?», "and now the third one".
+    r"^(?:(?:and|e|now|ora|adesso|then|poi)[\s,]+)*(?:the |il |la |l')?(?:other|altr[oa]|second|secondo|seconda|"
+    r"third|terzo|terza|next|prossim[oa]|fourth|quarto|quarta)(?: one| file| project| progetto)?\s*\??$|"
+    r"^fanne (?:un|una) (?:backup|copia)\b|\b(?:do it again|rifallo|fallo di nuovo|redo it)\b|"
+    r"^make it (?:daily|weekly|monthly|hourly|every)\b|^cercaci\b|"
+    r"\b(?:move|sposta|anticipa|posticipa|change|cambia)\b.{0,20}\b(?:the reminder|il promemoria|l'orario|the time)\b|"
+    r"\b(?:move|sposta|spostami|moving|spostare)\b.{0,30}\b(?:somewhere else|elsewhere|da un'altra parte|altrove)\b|"
     r"\b(?:search|look|cerca)\s+(?:in|inside|dentro) (?:there|here|it|li|la|qui)\b|"
     r"^(?:nel|in the|in) (?:documento|document|file|report)\b|"
     # "ok, e quello dopo?" as a first message: the next of a list nobody has seen.
@@ -134,16 +156,18 @@ _EARLIER = (
 _MISSING_AFTER = re.compile(
     rf"\s*(?:(?:me|mi|for|per|anche per|anche|with|con|to|a|again|di nuovo|dentro|inside|through|in|nei|nelle)\s+)?"
     rf"(?:{_MISSING_OBJECT.pattern})"
-    r"(?:\s+(?:down|up|out|away|again|di nuovo|ancora|too|as well|anche|all|tutti|tutte))?"
+    r"(?:\s+(?:down|up|out|away|off|on|again|di nuovo|ancora|too|as well|anche|all|tutti|tutte))?"
     # A qualifier on the pronoun: «elimina quelli vecchi del 2022», "delete the old ones".
     r"(?:\s+(?:old|older|new|newer|big|bigger|small|empty|temporary|vecchi[oe]?|vecchia|nuov[io]|nuov[ae]|"
     r"grandi|piccol[ie]|vuot[ie]|temporane[ie])(?:\s+ones)?)?"
     r"(?:\s+(?:to|into|in|nella|nel|nello|dentro|a|con|with|for|per|from|dal|dalla|dallo|nell'|all'|of|del|della|"
-    r"di|al|allo|alla|ai|agli|alle|sul|sulla|on|onto|nei|negli|nelle|through|across|among)"
-    r"(?:\s+[\w'.-]+|(?<=')[\w'.-]+){1,3})?"
+    r"di|al|allo|alla|ai|agli|alle|sul|sulla|on|onto|nei|negli|nelle|through|across|among|by|as|come|against|"
+    r"contro|off|versus|vs)"
+    r"(?:\s+[\"'«]?[\w'.-]+[\"'»]?|(?<=')[\w'.-]+){1,3})?"
     r"(?:\s+(?:somewhere|elsewhere|back|altrove|da qualche parte)(?: \w+)?)?(?:\s+(?:instead|invece))?"
     rf"(?:\s+{_EARLIER})?"
     r"(?:\s+(?:and|e) .{0,40})?"
+    r"(?:\s+(?:before|after|when|if|prima di|dopo|quando|se)\b.{0,40})?"  # "back it up before you change anything"
     r"\s*(?:,?\s*(?:please|per favore|grazie|thanks|pls))?"
     # A remark after it: "delete those please, I don't need them anymore", "find it for me? I can't …".
     r"(?:\s*[,.?!]\s*(?:i|we|it|they|non|perche|because|since|che|tanto|tanto non)\b.{0,50})?\s*[.!?]*\s*$"
@@ -166,7 +190,7 @@ def missing_object(folded: str, *, inline: bool = False, pronoun: bool = False) 
         return True
     if _WORKSPACE.search(folded):
         return False  # «elenca il contenuto del workspace»: the whole workspace is named
-    if not inline and _NO_TEXT.match(folded):
+    if not inline and not pronoun and (_NO_TEXT.match(folded) or _EDIT_NO_FILE.match(folded)):
         return True  # «correggimi la grammatica» with no text given: of what?
     if (
         not inline
@@ -178,6 +202,8 @@ def missing_object(folded: str, *, inline: bool = False, pronoun: bool = False) 
             or any(_acting(w) for w in re.findall(r"[a-z]{4,}", folded))
         )
     ):
+        return True
+    if not inline and not pronoun and _THE_GENERIC.search(folded) and _ON_THE_GENERIC.search(folded):
         return True
     if not inline and not pronoun and _LOOKS.search(folded) and _THE_DOC.search(folded):
         return True  # «potresti ricontrollare la relazione?»: which one?
@@ -216,6 +242,7 @@ _ON_A_THING = re.compile(
     r"throw away|trash|ditch|butta via|"
     r"cancella|elimina|rimuovi|rinomina|sposta|apri|leggi|modifica|aggiorna|correggi|copia|comprimi|archivia)\s+"
     r"(?:the|my|our|that|this|la|il|lo|l'|i|gli|le|mia|mio|miei|mie|quel|quella|quelle|quei)\s*"
+    r"(?!(?:cartella|folder|directory|file)\s+(?!(?:please|per favore)\b)[a-z][\w-]*\s*[.!?]*$)"
     r"[a-z']+(?:\s+[a-z']+){0,5}"
     r"(?:\s*,\s*[a-z' ]{1,30})?"  # "…, it's obsolete now": a remark after the thing, not its name
     r"\s*[.!?]*$"
@@ -235,7 +262,8 @@ _ACTING = frozenset(
 # leave them: «riattivalo», «uniscili», «metterlo».
 _MORE_ACTING = frozenset(
     "riattiva disattiva attiva sospendi unisci rimetti rimette rimettere mette mettere metti ferma avvia riprendi "
-    "ripristina carica scarica stampa manda invia copia duplica archivia comprimi chiudi spedisci inoltra".split()
+    "ripristina carica scarica spegni accendi confronta decomprimi rifai segna anticipa posticipa togli toglie "
+    "stampa manda invia copia duplica archivia comprimi chiudi spedisci inoltra".split()
 )
 
 
@@ -261,16 +289,38 @@ _NO_TEXT = re.compile(
     r"^(?:correggimi|correct|fix|check|controlla|correggi)(?: me| mi)? (?:the |la |l')?(?:grammar|grammatica|spelling|"
     r"ortografia)\s*[.!?]*$"
 )
+# An edit with no file named: "replace 'foo' with 'bar'", «cambia la data in 3 maggio», "fix the typo in line 12";
+# not a text to correct ("fix the grammar"), not one given ("… in this sentence").
+_EDIT_NO_FILE = re.compile(
+    r"^(?:please |can you |could you |puoi |potresti )?(?:replace|sostituisci|change|cambia|update|aggiorna|insert|"
+    r"inserisci|fix|correggi|lowercase|uppercase|capitalize|metti in (?:minuscolo|maiuscolo))\b(?! me\b| mi\b)"
+    r"(?!.*\b(?:grammar|grammatica|typos|errori|punteggiatura|punctuation|spelling|frase|sentence|text|testo)\b)"
+    r"(?!.*(?:\.\w{1,5}\b|:|/))"
+)
 _WORKSPACE = re.compile(r"\b(?:workspace|area di lavoro|cartella principale|main folder|root folder)\b")
 # A thing of the user's that only a demonstrative or someone else names: "tidy up that folder",
 # "move those photos to where the other ones are", "check the file my colleague sent".
 _THAT_THING = whole(
     r"(?:that|those|these|quel|quella|quei|quegli|quelle|questi|queste) (?:\w+ )?(?:files?|photos?|pictures?|foto|"
     r"documents?|documenti|documento|folders?|cartell[ae]|reports?|relazione|notes?|appunti|pdfs?|immagini|two|due)|"
-    r"(?:the|il|la) (?:file|document|documento|report|relazione) (?:(?:that|which) )?(?:my|del mio|della mia|che)\b"
+    r"(?:the|il|la) (?:file|document|documento|report|relazione) (?:(?:that|which) )?(?:my|del mio|della mia|che)\b|"
+    r"(?:those|quelli|quelle) (?=(?:into|in|to|nella|nel|nei)\b)|quella cosa|that thing"
 )
 _THE_DOC = whole(r"(?:the|la|il) (?:relazione|report|document|documento)")
+# One file by a common noun, as if it had been named: "check the log", «conta le righe del csv», "how long is
+# the essay?", «cosa dice il secondo paragrafo?»; not "the list of presidents".
+_THE_GENERIC = whole(
+    r"(?:the|il|lo|la|l'|nel|nella|del|della|dello|dell'|to the|in the|of the)\s?"
+    r"(?:(?:first|second|third|last|primo|secondo|terzo|ultimo|ultima|prima|seconda|terza) )?"
+    r"(?:log|csv|nota|notes|essay|tesina|lista|list|spreadsheet|foglio|pdf|presentation|presentazione|tabella|table|"
+    r"paragraph|paragrafo|column|colonna|draft|bozza|attachment|allegato)(?! (?:of|di|dei|delle|degli)\b)"
+)
+_ON_THE_GENERIC = whole(
+    r"read|leggi|leggimi|count|conta|check|controlla|what does|cosa dice|how long is|quanto e lung\w*|total|totale|"
+    r"append|aggiungi|show|mostra|open|apri|dimmi cosa|what(?:'s| is) in|cosa c'e"
+)
 _LOOKS = whole(
+    r"forget|dimentica|sistemata|aprirmi|aprire|apri|open|"
     r"check|controlla|ricontrolla|review|rivedi|go through|look over|look at|dai un'occhiata|ricontrollare|"
     r"controllare|rivedere"
 )
@@ -282,17 +332,20 @@ _GENERIC_TARGET = whole(
     # Not "rename the folder 'old stuff'", «elimina la cartella old_backup»: the name follows; in
     # Italian a plain word may be the name too: «nella cartella lavoro».
     r"(?!\s+(?:(?:called|named|chiamat[oa]|di nome)\s+)?(?:(?:vuota|nuova|vecchia|empty|new|old)\s+)?"
-    r"(?:['\"«]|[\w-]*[_\d./][\w.-]*))"
+    r"(?:['\"«]|[\w-]*[_\d./][\w.-]*|[a-z][\w-]*\s+(?:to|into|as|in)\s))"
     r"(?!(?<=cartella)\s+(?!(?:in|con|per|da|e|o|a|di|che|come|dove|nuova|vecchia|giusta|sbagliata|mia|tua|sua|"
     r"del|della|dei|nel|nella|su|sul|dentro|qui|li|la|vuota|piena|principale|condivisa|per favore)\b)[a-z][\w-]*)"
 )
 # Verbs that work on the text they are given, not on a file.
 _TRANSFORM = re.compile(
-    r"summari[sz]e|translate|riassumi|riassumimi|traduci|traducimi|count|conta|convert|converti|sort|ordina|"
+    r"turn|put|summari[sz]e|translate|riassumi|riassumimi|traduci|traducimi|count|conta|convert|converti|sort|ordina|"
     r"clean up|clean|tidy up|tidy|sistema|riordina|correct|correggi"
 )
 # A request to keep something, with nowhere named to keep it.
-_STORE = re.compile(r"^(?:please |per favore )?(?:save|store|append|salva|accoda|annota|note down|write down)\b")
+_STORE = re.compile(
+    r"^(?:please |per favore )?(?:save|store|append|salva|accoda|annota|note down|write down|jot|segnati|segna|"
+    r"annotati|appunta|appuntati|prendi nota|take a note|make a note)\b"
+)
 # The question, by what the request wants done: (pattern, English, Italian).
 _QUESTIONS = (
     (whole(r"schedule|pianifica|programma"), "What should I schedule, and when?", "Cosa devo pianificare, e quando?"),

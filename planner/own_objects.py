@@ -24,6 +24,9 @@ _SCHEDULE = whole(
 )
 _RECURRING = whole(
     r"recurring|ricorrent[ei]|scheduled tasks?|scheduled jobs?|attivita (?:pianificat|programmat)[ae]|"
+    # "what reminders do I have set up?", «quali promemoria ho attivi?», "the water-plants reminder job".
+    r"(?:what|which|quali|che) (?:reminders|promemoria)|"
+    r"(?=[\w-]*[a-z])[a-z0-9]+(?:-[a-z0-9]+)+ (?:reminder )?(?:job|task)|"
     r"periodic tasks?|task (?:pianificat|programmat)[io]|"
     # "pause the weekly report job", "the friday timesheet reminder", «le attività automatiche».
     rf"{W.PERIODIC_TASK}|{W.AUTOMATIC_TASK}|"
@@ -60,7 +63,7 @@ _RECURRING_VERBS = (
         "toggle_recurring",
         whole(
             r"pause|resume|disable|enable|turn (?:off|on)|switch (?:off|on)|metti in pausa|"
-            r"(?:sospendi|riattiva|disattiva|attiva)(?:lo|la|li|le)?"
+            r"(?:sospendi|riattiva|disattiva|attiva|spegni|accendi)(?:lo|la|li|le)?"
         ),
     ),
     (
@@ -122,6 +125,7 @@ _SHELL = re.compile(
 _LS = re.compile(r"^\s*ls(?:\s+(?!-)[\w./~'-]+){0,4}\s*$")
 _SUBAGENT = whole(
     r"sub-?agents?|sotto-?agent[ei]|sub-?agent[ei]|sub agent[ei]|delegate|delega(?:re)?|"
+    r"background task|in background|in sottofondo|"
     # "another agent", «un agente separato», "hand the review to a separate agent".
     r"(?:another|a separate|separate|a dedicated|a second|a parallel|un altro|un secondo) (?:agent|assistant|worker)|"
     r"(?:agente|agenti|assistente) (?:separat|dedicat|parallel|autonom)\w*|"

@@ -70,6 +70,12 @@ def decision(text, workspace=None):
         ("find the line in my code that calls json.loads", "grep_files"),
         ("in settings.yaml metti port: 80 al posto di port: 8080", "edit_file"),
         ("crea una cartella che si chiama bollette", "make_dirs"),
+        ("unzip music.zip into music/", "run_shell"),
+        ("confronta app.toml con app.toml.bak", "run_shell"),
+        ("search access.log for 'denied'", "grep_files"),
+        ("count the rows in clients.csv", "read_files"),
+        ("how big is archive.tar?", "list_files"),
+        ("mettimi in ordine alfabetico invitati.txt", "read_files"),
     ],
 )
 def test_a_named_object_goes_to_its_first_tool(text, tool):
@@ -111,6 +117,20 @@ def test_a_named_object_goes_to_its_first_tool(text, tool):
         "can you find it for me? I can't remember where I put it",
         "correggimi la grammatica",
         "what's in that folder?",
+        "turn it off",
+        "sort it by date",
+        "how many words is it?",
+        "e il terzo?",
+        "and now the second one",
+        "replace 'teh' with 'the'",
+        "cambia la data in 5 giugno",
+        "check the log for errors",
+        "conta le righe del csv",
+        "what does the second paragraph say?",
+        "jot this down: call Anna at 5",
+        "annulla il promemoria",
+        "move the reminder earlier, like 7:30",
+        "diff it against the previous version",
     ],
 )
 def test_an_action_on_nothing_named_asks(text):
@@ -139,6 +159,10 @@ def test_an_action_on_nothing_named_asks(text):
         "what does */10 * * * * mean in cron?",
         "there's a file called Thumbs.db in every folder, what is it?",
         "is it true that emptying the trash doesn't really erase files?",
+        "turn this into bullet points: eggs, milk, bread",
+        "che differenza c'è tra copiare e spostare un file?",
+        "delete is a strong word, isn't it?",
+        "fix the grammar: me and him goes to the store",
     ],
 )
 def test_words_about_files_and_opinions_go_direct(text):
