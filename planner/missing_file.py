@@ -34,6 +34,8 @@ _MAKING = re.compile(
 
 def reply(text: str, decision: Decision, extraction: P.Extraction, workspace: Path | None) -> str | None:
     """The answer for a request whose named file (or folder to list) is not there, or None."""
+    if not decision.sure:
+        return None  # "should package-lock.json be committed?": a question about the world, maybe
     if workspace is not None and decision.route == "tools" and decision.tool == "list_files":
         return _no_folder(text, decision, workspace)
     if workspace is None or decision.route != "tools" or decision.tool not in _NEEDS_THERE:

@@ -45,7 +45,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from planner import canonical, object_kinds
+from planner import canonical, object_kinds, own_objects
 from planner import params as P
 from planner.catalog import Catalog, Executor
 from planner.cold_request import INSIDE
@@ -239,13 +239,16 @@ class Request:
                 named.add(normalized(f"{inside.group(1).rstrip('/')}/{m.group('name')}"))
         named |= {normalized(name) for name in object_kinds.listed_folders(text.lower())}  # "two folders: a and b"
         rest = fold(re.sub(r"<\w+:\d+>", " ", extraction.masked))
+        # The agent's memory as the request's own object asks for it: "I don't eat pasta anymore".
+        own = own_objects.find(fold(text).strip(), extraction, definition=False)
+        memory = {own[0]} if own and own[0].startswith("memory_") else set()
         return cls(
             named=frozenset(named),
             types=frozenset(v.type for v in extraction.values),
             intent=extract(text),
             text=f" {' '.join(words(rest))} ",
             stems=frozenset(s for w in words(rest) if w not in STOPWORDS for s in stems(w)),
-            operations=_operations(form or canonical.of(text, workspace)),
+            operations=_operations(form or canonical.of(text, workspace)) | memory,
         )
 
     def says(self, term: str) -> bool:

@@ -89,3 +89,7 @@ def test_the_operations_come_from_the_canonical_form():
     assert "schedule_recurring" in Request.of("quotidianamente alle 8 esegui 'backup'").operations
     assert Request.of("list the python scripts").operations == {"find", "grep"}
     assert Request.of("che ore sono?").operations == frozenset()
+
+
+def test_a_changed_fact_of_the_persons_asks_for_the_memory():
+    assert "memory_replace" in Request.of("I don't eat pasta anymore, I'm gluten free now").operations
