@@ -70,6 +70,7 @@ _INLINE = re.compile(r"^([^:\n\[]{0,60}):\s+\S")  # not "[attached: uploads/a.pd
 _NUMBERS_ONLY = re.compile(r"(?:[\s,;]*-?\d+(?:[.,]\d+)?){2,}[\s.?!]*")
 # A quote opened before the colon and not closed: "write 'Day one: sunny' to a.md" quotes a text.
 _OPEN_QUOTE = re.compile(r"(?:^|[\s(])(?:'[^']*|\"[^\"]*|«[^»]*|“[^”]*)$")
+_THIS = whole(r"this|these|questo|questa|questi|queste|the following|il seguente|la seguente")
 _NAMES_NEXT = re.compile(r"\b(?:folders?|directories|directory|cartell[ae])\s*$")
 _ADDING = whole(r"add|append|write|put|insert|aggiungi|accoda|scrivi|metti|inserisci")
 _INTO_FILE = re.compile(r"\s(?:in|to|into|nel|nella|a|al|alla|dentro)\s+\S+\.\w{1,5}\s*[.!?]*$")
@@ -100,6 +101,14 @@ def decide(
         inline = None  # "create two folders: src and tests": the colon introduces their names
     if inline is not None and _ADDING.search(inline.group(1)) and _INTO_FILE.search(folded, inline.end(1)):
         inline = None  # «aggiungi luglio: 51 in casa/bollette.txt»: the colon is in the line added
+    if (
+        inline is not None
+        and len(inline[1].split()) <= 3
+        and not intent.verbs
+        and not _THIS.search(inline[1])
+        and not missing.transforms(inline[1])
+    ):
+        inline = None  # "archive time: move everything in …": a label before the colon, not a verb on data
     if inline is not None and _EDIT_MARK.search(folded, inline.end(1)):
         inline = None  # "in config.yaml metti debug: false al posto di debug: true": the colon is in the text
     if inline is not None and _NUMBERS_ONLY.fullmatch(folded, inline.end(1) + 1):

@@ -29,12 +29,14 @@ _IN_FILE_THING = (
 )
 # What a change to a file's text says: "it should be 2023", «deve essere X e non Y», "instead of".
 _EDIT_MARKERS = (
-    r"should (?:be|say|read)|must (?:be|say)|deve (?:essere|dire)|dovrebbe (?:essere|dire)|invece di|instead of|"
-    r"al posto di|rather than"
+    r"should (?:say|read)|must say|deve dire|dovrebbe dire|invece di|instead of|al posto di|rather than|"
+    r"(?:should be|deve essere|dovrebbe essere) .{1,60}(?:\be non\b|\bnot\b|\binvece\b)|"
+    # "bump the version from 2.3.1 to 2.4.0", «porta l'ora di consulenza da 70€ a 85€»
+    r"(?:bump|porta|alza|abbassa|aumenta|riduci|raise|lower)\b.{0,40}\b(?:from|da) \S+ (?:to|a) \S+"
 )
 
 FIRST_FILE_TOOL = (
-    ("make_dirs", whole(r"mkdir|(?:create|make|add) (?:a |an |the |new |a new |two |three |some )?(?:\w+ )?"
+    ("make_dirs", whole(r"mkdir|(?:create|make|add) (?:me )?(?:a |an |the |new |a new |two |three |some )?(?:\w+ )?"
                        r"(?:folder|directory|dir)s?|"
                        r"(?:create|make) (?:the |two |three |some )?directories|new folder|"
                        r"set up (?:a |the |new |some |two |three )?(?:folders?|directories|subfolders?)|"
@@ -50,7 +52,7 @@ FIRST_FILE_TOOL = (
     ("move_files", whole(rf"move|rename|{_are('spost|rinomin')}|change (?:the |its |their )?names?|"
                         r"call (?:it|this|that|them)|chiamal[oaie]|"
                         rf"{_are('cambi')} (?:il |i |lo )?nome")),
-    ("delete_files", whole(rf"delete|remove|erase|get rid of|throw away|trash|wipe|togli di mezzo|"
+    ("delete_files", whole(rf"delete|remove|erase|get rid of|throw away|trash|wipe|nuke|togli di mezzo|"
                           rf"{_are('cancell|elimin')}|"
                           rf"{_ere('rimuov')}|{_are('butt')} via|buttal[oaie] via|butta via")),
     ("write_files", whole(rf"write|save|store|append|add|note down|put|create|overwrite|generate|"
@@ -75,7 +77,7 @@ FIRST_FILE_TOOL = (
     ("read_files", whole(r"read|open|leggi|leggere|leggimi|leggerlo|apri|aprire|aprimi")),
     ("list_files", whole(r"list|ls|what files|which files|elenca|elencami|lista|quali file|che file|"
                         r"how (?:big|large) is|quanto (?:pesa|e grande)|when did i last (?:change|edit|modify|touch)|"
-                        r"quando ho modificato|last modified|size of|"
+                        r"quando ho modificato|quando e stato modificato|last modified|size of|"
                         r"contents of the folder")),
 )  # fmt: skip
 
@@ -86,7 +88,7 @@ GREP = whole(
 )
 # Files found by their names: "the files with 'invoice' in the name".
 BY_NAME = whole(
-    r"(?:in|nel) (?:the |their |its |loro )?(?:names?|nome)|whose names?|files? (?:named|called)|"
+    r"(?:in|nel) (?:the |their |its |loro )?(?:file ?names?|names?|nome)|whose names?|files? (?:named|called)|"
     r"file (?:chiamat\w+|di nome|che si chiam\w+)|"
     r"files? (?:that )?(?:end|ends|ending|start|starts|starting|begin|begins|beginning) (?:with|in)|"
     r"file (?:che )?(?:finisc|termin|inizi|cominci)\w* (?:con|per)"
@@ -96,7 +98,7 @@ CONTENTS = whole(
 )
 LINES = whole(r"lines?|righe|riga|words?|parole|characters|caratteri|rows?|columns?|colonne|entries|records|voci")
 # Work that the shell does on files: "unzip photos.zip into photos/", «confronta a.yaml con b.yaml».
-SHELLISH = whole(r"unzip|untar|decomprimi|estrai|extract|diff|confronta|compare")
+SHELLISH = whole(r"unzip|untar|decomprimi|scompatta|estrai|extract|diff|confronta|compare")
 ARCHIVE = re.compile(r"\.(?:zip|tar|gz|tgz|bz2|xz|7z|rar)$", re.IGNORECASE)
 # A file reshaped as a whole, which is read first: «mettimi in ordine alfabetico nomi.txt».
 RESHAPE_FILE = whole(
@@ -120,7 +122,7 @@ FOLDER = re.compile(
 # Searching inside files needs something to search for: a quoted term, a code-like word, "the word X".
 SEARCHED = re.compile(
     r"'[^']+'|\"[^\"]+\"|«[^»]+»|\b[A-Z]{2,}\b|\b(?:the word|the text|la parola|il testo|the string)\b|"
-    r"(?<=\s)[A-Z][a-z]+\b|\b\d{3,}\b"
+    r"(?<=\s)[A-Z][a-z]+\b|\b\d{3,}\b|\b[A-Za-z]+[a-z][A-Z]\w*"
 )
 # Where in the user's files something is: "which file defines the class Invoice?".
 WHICH_FILE = whole(
@@ -130,6 +132,7 @@ WHICH_FILE = whole(
     r"(?:about|on)|(?:avevo|ho) (?:scritto|annotato|segnato) qualcosa (?:su|sul|sulla|sui|di)|"
     r"where i (?:wrote|noted|put) down|dove (?:mi )?(?:ero|avevo|ho) (?:segnat|scritt|annotat)\w*|"
     r"(?:line|riga|lines|righe) (?:in|of|del|nel) (?:my|mio|the|il) (?:code|codice)|"
+    r"where (?:we|i) (?:call|use|import|define)|dove (?:chiamiamo|usiamo|importiamo|definiamo|chiamo|uso|si nomina)|"
     r"(?:which|what|quali|quale)(?: of)?(?: my| the| i miei| dei miei)? (?:\w+ )?(?:files?|scripts?|modules?|moduli) "
     r"(?:(?:in|under|inside|of|nella|nel|in|dentro|sotto) [\w./-]+ )?"  # "which python files in src/ import …"
     r"(?:imports?|uses?|calls?|references?|importano|usano|chiamano|importa|usa)|"
@@ -164,7 +167,10 @@ WORKSPACE_ROOT = whole(r"workspace|l'area di lavoro|cartella principale|main fol
 MY_THINGS = whole(
     r"(?:my|i miei|le mie|miei|mie|nei miei|nelle mie|dei miei|delle mie|tra i miei|tra le mie) "
     r"(?:notes|appunti|documents|documenti|docs|files|logs|projects|progetti|spreadsheets|fogli|photos|foto|"
-    r"pictures|immagini|downloads?|recipes|ricette|scripts|pdfs?|screenshots?|code|codice)|"
+    r"pictures|immagini|downloads?|recipes|ricette|scripts|pdfs?|screenshots?|code|codice|invoices|fatture|"
+    r"verbali|minutes|contracts|contratti|preventivi|quotes)|"
+    r"(?:tutti i|all the|in all the|in tutti i) (?:log|logs)|all my (?:invoices|contracts|logs)|"
+    r"(?:the|il|nel|in the|del) [\w-]+ repo|(?:nel|il) repo|nel codice|nei verbali|nelle fatture|"
     r"(?:del|nel|il) mio codice|nelle (?:mie )?note|"
     r"(?:where(?:'s| is)|dov'e|dove e|dove sta|trovami|find) (?:my|il mio|la mia|i miei|le mie) "
     r"(?:resume|cv|curriculum|contract|contratto|thesis|tesi|report|relazione|invoice|fattura|passport|"
@@ -186,6 +192,7 @@ FILES_IN = re.compile(
 )
 
 LOOK_AT = whole(
+    r"dai un occhio a|dai un'occhio a|"
     r"take a look at|have a look at|look at|check out|open|read|dai un'occhiata a|dai un occhiata a|guarda|"
     r"controlla|apri|leggi|leggimi"
 )

@@ -28,7 +28,7 @@ _ACTIONS = whole(
     r"schedule|pianifica|programma|add|shove|stick|chuck|dump|toss|get rid of|throw away|trash|ditch|"
     r"butta via|scan(?: through)?|go through|comb through|look through|look at|merge|combine|unisci|combina|"
     r"resume|riprendi|stop|ferma|set|imposta|change (?:it|that|this|them) back|cambia (?:il )?nome|"
-    r"turn|switch|back|diff|compare|unzip|cancel|annulla|jot|segnati|annotati|appuntati|"
+    r"turn|switch|back|diff|compare|unzip|cancel|annulla|stoppa|jot|segnati|annotati|appuntati|"
     r"decomprimi|confronta|spegni|accendi|mark|segna|take|togli|same|the same thing|lo stesso|la stessa cosa|"
     r"rifai|redo|"
     r"change the name of|"
@@ -41,6 +41,7 @@ _MISSING_OBJECT = whole(
     r"(?:the |il |la |l')?(?:previous|old|older|precedente|vecchia|vecchio) (?:version|versione)|"
     r"l['\s]altro progetto|(?:col|con il|with the) (?:second|secondo|terzo|third|other|altro) (?:file|one|progetto)|"
     r"the old ones|quelli vecchi|its history|lo storico|the reminder|il promemoria|l'orario|the time|"
+    r"the job|il job|the task|(?:the|il|la|lo) (?:usual|solit[oa]) \w+|"
     r"(?:quella|quello|the one) (?:di ieri|di prima|from yesterday|from before)|the photos|le foto|"
     r"l['\s]altr[oa] (?:file|documento|cartella|report|nota|lista)|"
     r"this line|that line|the line|lo|la|li|le|quel file|questo file|il file|la cartella|il documento|"
@@ -304,7 +305,7 @@ _THAT_THING = whole(
     r"(?:that|those|these|quel|quella|quei|quegli|quelle|questi|queste) (?:\w+ )?(?:files?|photos?|pictures?|foto|"
     r"documents?|documenti|documento|folders?|cartell[ae]|reports?|relazione|notes?|appunti|pdfs?|immagini|two|due)|"
     r"(?:the|il|la) (?:file|document|documento|report|relazione) (?:(?:that|which) )?(?:my|del mio|della mia|che)\b|"
-    r"(?:those|quelli|quelle) (?=(?:into|in|to|nella|nel|nei)\b)|quella cosa|that thing"
+    r"(?:those|quelli|quelle)(?= (?:into|in|to|nella|nel|nei)\b)|quella cosa|that thing"
 )
 _THE_DOC = whole(r"(?:the|la|il) (?:relazione|report|document|documento)")
 # One file by a common noun, as if it had been named: "check the log", «conta le righe del csv», "how long is
@@ -313,10 +314,13 @@ _THE_GENERIC = whole(
     r"(?:the|il|lo|la|l'|nel|nella|del|della|dello|dell'|to the|in the|of the)\s?"
     r"(?:(?:first|second|third|last|primo|secondo|terzo|ultimo|ultima|prima|seconda|terza) )?"
     r"(?:log|csv|nota|notes|essay|tesina|lista|list|spreadsheet|foglio|pdf|presentation|presentazione|tabella|table|"
-    r"paragraph|paragrafo|column|colonna|draft|bozza|attachment|allegato)(?! (?:of|di|dei|delle|degli)\b)"
+    r"paragraph|paragrafo|column|colonna|draft|bozza|attachment|allegato|invoice|fattura|contract|contratto|mail|"
+    r"email|page|pagina|bozze|excel|due bozze|intestazione)(?! (?:of|di|dei|delle|degli)\b)"
 )
 _ON_THE_GENERIC = whole(
-    r"read|leggi|leggimi|count|conta|check|controlla|what does|cosa dice|how long is|quanto e lung\w*|total|totale|"
+    r"read|leggi|leggimi|count|conta|check|checka|controlla|what does|cosa dice|how long is|quanto e lung\w*|total|"
+    r"totale|summari[sz]e|riassumi|recap|cambia|change|confronta|compare|fetch|sistemalo|conti|crunch|open|apri|"
+    r"dagli un'occhiata|c'e scritto|"
     r"append|aggiungi|show|mostra|open|apri|dimmi cosa|what(?:'s| is) in|cosa c'e"
 )
 _LOOKS = whole(
@@ -341,6 +345,19 @@ _TRANSFORM = re.compile(
     r"turn|put|summari[sz]e|translate|riassumi|riassumimi|traduci|traducimi|count|conta|convert|converti|sort|ordina|"
     r"clean up|clean|tidy up|tidy|sistema|riordina|correct|correggi"
 )
+
+
+def transforms(folded: str) -> bool:
+    """Whether the words hold a verb that works on a text given to it: «traduci in inglese»."""
+    return bool(_TRANSFORM.search(folded) or _RESHAPING.search(folded))
+
+
+_RESHAPING = whole(
+    r"traduci\w*|translate|rewrite|riscrivi\w*|explain|spiega\w*|format|formatta|shorten|accorcia|expand|allunga|"
+    r"improve|migliora|rephrase|riformula|simplify|semplifica|trasforma|make|rendi"
+)
+
+
 # A request to keep something, with nowhere named to keep it.
 _STORE = re.compile(
     r"^(?:please |per favore )?(?:save|store|append|salva|accoda|annota|note down|write down|jot|segnati|segna|"

@@ -31,7 +31,10 @@ SOURCED = whole(
 WEB = whole(r"on the web|the web for|sul web|in rete|online|su internet|on the internet|on wikipedia|su wikipedia")
 # A question about what something is, not about the user's copy of it: "what is a CSV file?".
 DEFINITION = whole(
-    r"isn't it\s*\??$|non e vero\s*\??$|che differenza|differenza c'e tra|"
+    r"isn't it\s*\??$|non e vero\s*\??$|che differenza|differenza c'e tra|chiedo solo|just asking|"
+    r"what'?s wrong with|whats wrong with|cosa c'e che non va|che errore c'e|any (?:habits|tips|advice|ideas)|"
+    r"come mi (?:organizzo|devo organizzare)|^come \w+o\b|\bmeglio\b.{0,40}\bo\b.{0,30}\?$|"
+    r"(?:what(?:'s| is)|whats) the (?:cron )?(?:syntax|sintassi|formula|regex)|"
     r"what is an?|what's an?|whats an?|what are|what does|explain|how does|how do|why do|why does|difference between|"
     r"cos'e|cos e|cosa e|che cos'e|che cosa e|cosa sono|spiega|spiegami|come funziona|come funzionano|differenza tra|"
     r"a cosa serve|what is the purpose|what.s the purpose|what is .* used for|what does .* do|cosa fa|che cosa fa|"
