@@ -131,7 +131,11 @@ def decide(
         own = None  # "in src/app.js change the API URL to api.myapp.io": an edit, not a page to fetch
     if own is not None and own[0] == "schedule_recurring" and own_objects.bare_schedule(folded):
         return Decision("ask", ("a schedule without what to do",), 0.8, question=missing.question(text))
-    if own is not None and own[0] in _NEEDS_ITS_OWN and missing.missing_object(folded, pronoun=True):
+    if (
+        own is not None
+        and own[0] in _NEEDS_ITS_OWN
+        and missing.missing_object(folded, pronoun=True, inline=inline is not None)
+    ):
         # «aggiungilo alla lista delle cose da fare», «rinominalo con la data di oggi»: the task, the
         # date or the number is there, and what to act on is a pronoun.
         return Decision("ask", ("action without an object",), 0.8, question=missing.question(text))

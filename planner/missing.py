@@ -182,6 +182,8 @@ def missing_object(folded: str, *, inline: bool = False, pronoun: bool = False) 
     the text came with data after a colon; "summarise this: …" works on that data, while
     "save this: …" still lacks where to keep it. `pronoun`: only an object that is a pronoun
     («aggiungilo», "add it"), not a common noun ("update the todo list" names its list)."""
+    if inline and pronoun and _THE_DATA.search(folded):
+        return False  # "put these in my task list: …": what follows the colon is what is meant
     folded = _PREAMBLE.sub("", folded)  # «sì, quello. eliminalo pure»: the action follows
     tokens = folded.split()
     first = _FIRST_WORD.match(folded)
@@ -298,6 +300,7 @@ _EDIT_NO_FILE = re.compile(
     r"(?!.*\b(?:grammar|grammatica|typos|errori|punteggiatura|punctuation|spelling|frase|sentence|text|testo)\b)"
     r"(?!.*(?:\.\w{1,5}\b|:|/))"
 )
+_THE_DATA = whole(r"these|this|questi|queste|questo|questa|the following|i seguenti|le seguenti|seguenti")
 _WORKSPACE = re.compile(r"\b(?:workspace|area di lavoro|cartella principale|main folder|root folder)\b")
 # A thing of the user's that only a demonstrative or someone else names: "tidy up that folder",
 # "move those photos to where the other ones are", "check the file my colleague sent".

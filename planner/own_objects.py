@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from planner import expressions, object_kinds
+from planner import expressions, object_kinds, units
 from planner import own_words as W
 from planner import own_words2 as W2
 from planner import params as P
@@ -269,6 +269,8 @@ def find(folded: str, extraction: P.Extraction, *, definition: bool) -> tuple[st
     if W2.TIME.search(folded) and (not definition or now) and not W2.TIME_OF_EVENTS.search(folded) and not advice:
         # Not "how do websites know what time zone I'm in?": a question about how, not about now.
         return "get_time", "a time or date question", 0.9
+    if units.conversion(folded):
+        return "compute", "a unit conversion", 0.9  # "convert 5 miles to km", «quanti km sono 26 miglia?»
     if _arithmetic(folded, extraction):
         return "compute", "arithmetic", 0.9
     return None

@@ -76,6 +76,8 @@ def decision(text, workspace=None):
         ("count the rows in clients.csv", "read_files"),
         ("how big is archive.tar?", "list_files"),
         ("mettimi in ordine alfabetico invitati.txt", "read_files"),
+        ("put these in my task list: pack, book the taxi, call the hotel", "todo_update"),
+        ("convert 12 inches to cm", "compute"),
     ],
 )
 def test_a_named_object_goes_to_its_first_tool(text, tool):
