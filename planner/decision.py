@@ -60,9 +60,7 @@ class Decision:
         return out
 
 
-_FILE_TOOLS = frozenset(
-    "read_files write_files edit_file move_files delete_files make_dirs list_files find_files grep_files".split()
-)
+_FILE_TOOLS = frozenset(tool for tool, _ in W.FIRST_FILE_TOOL)
 # Tools whose own object (a date, the task list, numbers) may come with a file action on a pronoun.
 _NEEDS_ITS_OWN = ("get_time", "todo_update", "compute")
 # Text given inline to work on: "summarise: …", "traduci: …". What follows the colon is the data.

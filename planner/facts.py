@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from planner import own_objects
+from planner import own_objects, remembered
 from planner import params as P
 from planner.plan import Plan, parse
 from planner.text import fold, whole
@@ -35,9 +35,6 @@ def plan_for(text: str, *, tools: set[str], workspace: Path | None = None) -> Pl
     return parse({"steps": [{"tool": "memory_add", "args": {"text": fact, "file": target}}], "final_message": ""})
 
 
-# The mirror of the workspace's memory (agents.dotfiles.DOT): USER.md is read from it to find the line
-# a changed fact replaces.
-_MEMORY_DIR = ".metnos"
 _LEAD = re.compile(
     r"^(?:(?:correction|correzione|actually|in realta|anzi|no wait|no aspetta|guarda che|update your memory|"
     r"aggiorna la (?:tua )?memoria|fyi|btw)\b\s*[:,.]?\s*)+",
@@ -70,13 +67,10 @@ def changed(text: str, *, tools: set[str], workspace: Path | None) -> Plan | Non
 def _closest(fact: str, workspace: Path | None) -> str | None:
     """The USER.md line (less its bullet) that shares the most words of four letters or more with the
     fact, when exactly one shares the most."""
-    path = workspace / _MEMORY_DIR / "USER.md" if workspace is not None else None
-    if path is None or not path.is_file() or path.is_symlink():
-        return None
     wanted = _stems(fact)
     scored = []
-    for raw in path.read_text(errors="replace").splitlines():
-        line = raw.strip().removeprefix("- ").strip()
+    for kept in remembered.lines(workspace, "USER.md"):
+        line = kept.removeprefix("- ").strip()
         if line:
             scored.append((len(wanted & _stems(line)), line))
     best = max((score for score, _ in scored), default=0)

@@ -20,19 +20,23 @@ _ASKED = re.compile(
 _MEMORY_DIR = ".metnos"
 
 
+def lines(workspace: Path | None, name: str) -> list[str]:
+    """The non-empty lines of one memory file ("USER.md", "MEMORY.md"), stripped; none without it."""
+    path = workspace / _MEMORY_DIR / name if workspace is not None else None
+    if path is None or not path.is_file() or path.is_symlink():
+        return []
+    return [line.strip() for line in path.read_text(errors="replace").splitlines() if line.strip()]
+
+
 def reply(text: str, workspace: Path | None) -> str | None:
     """The remembered lines, or that there are none; None for any other request."""
     if workspace is None or not _ASKED.match(fold(text).strip()):
         return None
     italian = language(text) == "it"
-    lines = []
-    for name in ("USER.md", "MEMORY.md"):
-        path = workspace / _MEMORY_DIR / name
-        if path.is_file() and not path.is_symlink():
-            lines += [line.strip() for line in path.read_text(errors="replace").splitlines() if line.strip()]
-    if not lines:
+    kept = lines(workspace, "USER.md") + lines(workspace, "MEMORY.md")
+    if not kept:
         if italian:
             return "Non ricordo ancora niente di te. Dimmi «ricordati che …» e lo terrò a mente."
         return 'I don\'t remember anything about you yet. Say "remember that …" and I will.'
     head = "Ecco cosa ricordo:" if italian else "Here is what I remember:"
-    return "\n".join([head, *(line if line.startswith(("-", "#")) else f"- {line}" for line in lines)])
+    return "\n".join([head, *(line if line.startswith(("-", "#")) else f"- {line}" for line in kept)])

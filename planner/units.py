@@ -38,7 +38,7 @@ _NUMBER = r"(?P<n>-?\d+(?:[.,]\d+)?)"
 # "convert 5 miles to km", "5 miles in km", "how many km is 5 miles", «quanti km sono 26 miglia».
 _FORWARD = re.compile(
     rf"(?:^|\b(?:convert|converti|trasforma|what is|what's|whats|quanto fa|quanto sono|quanto e)\s+)"
-    rf"{_NUMBER}\s*(?P<a>{_UNIT})\s+(?:to|in|into|a|in)\s+(?P<b>{_UNIT})\s*[?.!]*$"
+    rf"{_NUMBER}\s*(?P<a>{_UNIT})\s+(?:to|in|into|a)\s+(?P<b>{_UNIT})\s*[?.!]*$"
 )
 _BACKWARD = re.compile(
     rf"^(?:how many|quanti|quante)\s+(?P<b>{_UNIT})\s+(?:is|are|sono|fanno|e|in)\s+{_NUMBER}\s*(?P<a>{_UNIT})\s*[?.!]*$"
