@@ -30,15 +30,14 @@ import json
 import re
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 from planner import lexicon, object_kinds, spelled
 from planner import params as P
-from planner.intent import _OBJECT_PHRASES, _OBJECT_STEMS, _VERB_PHRASES, _VERB_STEMS
+from planner.canonical_data import ROOT, _Data
+from planner.canonical_data import data as _data
+from planner.intent import _OBJECT_STEMS, _VERB_STEMS
 from planner.text import STOPWORDS, fold, stems
-
-ROOT = "r:root"  # a phrase naming the workspace root; dropped once it has typed the verb
 
 # The value types only plan memory extracts (planner.params.extract's `extra`): a folder named by a
 # bare word, a schedule, an operator.
@@ -144,66 +143,6 @@ def _slot(value: P.Value, workspace: Path | None = None) -> str:
         if target.is_file():
             return "<file>"
     return "<path>"
-
-
-@dataclass(frozen=True)
-class _Data:
-    phrases: dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]]  # first word → (phrase, out), longest first
-    slot_nouns: tuple[tuple[tuple[str, ...], str], ...]  # (noun words, the slot they name)
-    joins: frozenset[str]
-    typers: dict[str, str]
-    slot_verbs: dict[str, dict[str, str]]
-    fillers: frozenset[str]
-    sources: frozenset[str]
-    same: dict[str, str]
-    words: dict[str, str]
-    modifiers: dict[str, str]  # single words
-    contains: frozenset[str]  # finding verbs that only say what a place holds
-
-
-@lru_cache(maxsize=1)
-def _data() -> _Data:
-    spec = lexicon.data()
-    same = spec["same_words"]
-
-    def words(phrase) -> tuple[str, ...]:  # as the request's words are: «nella» is «in»
-        return tuple(w for t in lexicon.tokens(str(phrase)) if (w := same.get(t, t)))
-
-    table: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
-    for label, phrases in spec["modifiers"].items():
-        table += [(words(p), (f"m:{label}",)) for p in phrases if len(words(p)) > 1]
-    for out, phrases in spec["phrases"].items():
-        table += [(words(p), tuple(out.split())) for p in phrases]
-    table += [(words(p), (f"v:{label}",)) for p, label in _VERB_PHRASES]
-    table += [(words(p), (f"o:{label}",)) for p, label in _OBJECT_PHRASES]
-    # "my files", "my workspace", «i miei file»: the workspace root, which tools take by default.
-    table += [(words(p), (ROOT,)) for p in lexicon.kinds()["root_phrases"]]
-    phrases: dict[str, list] = {}
-    for phrase, out in table:
-        phrases.setdefault(phrase[0], []).append((phrase, out))
-    for entries in phrases.values():
-        entries.sort(key=lambda entry: -len(entry[0]))  # stable: at one length, the earlier source wins
-    sources = [words(s) for s in spec["sources"]]
-    phrases.update({s[0]: [*phrases.get(s[0], []), (s, ("@from",))] for s in sources if len(s) > 1})
-    return _Data(
-        phrases=phrases,
-        slot_nouns=tuple(
-            sorted(
-                [(words(n), slot) for slot, nouns in spec["slot_nouns"].items() for n in nouns]
-                + [(words(n), "<glob>") for n in lexicon.kinds()["file_nouns"]],  # "*.py script"
-                key=lambda pair: -len(pair[0]),  # "web page" before "page"
-            )
-        ),
-        joins=frozenset(w for j in spec["slot_noun_joins"] for w in lexicon.tokens(j)),
-        typers=spec["slot_typers"],
-        slot_verbs={lexicon.tokens(k)[0] if not k.startswith("v:") else k: v for k, v in spec["slot_verbs"].items()},
-        fillers=frozenset(lexicon.tokens(" ".join(spec["fillers"]))),
-        sources=frozenset(s[0] for s in sources if len(s) == 1),
-        same=same,
-        words=spec["words"],
-        modifiers=lexicon.modifier_words(),
-        contains=frozenset(fold(w) for w in spec["contains"]),
-    )
 
 
 def _raw(extraction: P.Extraction, workspace: Path | None = None) -> list[str]:
@@ -374,12 +313,17 @@ def tokens(extraction: P.Extraction, workspace: Path | None = None) -> tuple[str
         resolved = [*resolved[:at], "v:write", *resolved[at:]]
     if "v:count" in resolved and not {"<quoted>", "<identifier>"} & set(slots):
         resolved = [t for t in resolved if t != "v:find"]  # "how many lines does a.md contain": no search
+    if "v:find" in resolved and {"<quoted>", "<identifier>"} & set(slots):  # the lines that mention X: a search
+        resolved = [t for t in resolved if t != "o:lines"]
     # An expression written out is a computation, whatever the verb, and so are numbers with a
     # function or a percentage: «calcola il 22 per cento di 1250» is «quanto è il 15% di 300».
-    numeric = bool(slots) and set(slots) <= {"<number>", "<numbers>"}
-    numeric = numeric and any(t == "o:numbers" or t.startswith("f:") for t in resolved)
-    if "<op>" in slots or numeric:
-        resolved = [t for t in resolved if t != "v:compute"]
+    # Asked of numbers alone, "find the mean of …", «se a 1000 tolgo 275» and "which number is
+    # largest" ask the computation and no more: the verb, an "if" and the noun say nothing else.
+    numeric = bool(slots) and set(slots) <= {"<number>", "<numbers>", "<op>"}
+    functions = any(t.startswith("f:") for t in resolved)
+    if "<op>" in slots or (numeric and (functions or "o:numbers" in resolved)):
+        dropped = {"v:compute", *(("v:find", "m:if", "o:numbers" if functions else "") if numeric else ())}
+        resolved = [t for t in resolved if t not in dropped]
     resolved = [  # «guarda che ore sono», "check the time": a look at the clock is the clock
         t
         for t, after in zip(resolved, [*resolved[1:], ""], strict=False)  # (a request of stop-words: none)

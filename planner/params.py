@@ -74,7 +74,7 @@ _MODIFIERS = {word: label for word, label in lexicon.modifier_words().items() if
 # Operations that one intent verb covers but a plan does not (computing a sum is not an average,
 # writing is not appending): each keeps a token of its own, in either language.
 _OPERATIONS = {
-    "sum": "sum", "sums": "sum", "total": "sum", "somma": "sum", "sommare": "sum", "totale": "sum",
+    "sum": "sum", "sums": "sum", "total": "sum", "somma": "sum", "sommare": "sum", "sommi": "sum", "totale": "sum",
     "average": "mean", "mean": "mean", "avg": "mean", "media": "mean",
     "multiply": "product", "product": "product", "moltiplica": "product", "prodotto": "product",
     "divide": "quotient", "dividi": "quotient", "quotient": "quotient", "quoziente": "quotient",

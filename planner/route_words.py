@@ -18,7 +18,8 @@ IMAGINED_FILE = whole(
     r"(?:story|poem|song|joke|limerick|haiku|tale|fable|rhyme|ode|sonnet|rap|jingle|verses?|"
     r"storia|storiella|poesia|poesiola|canzone|canzoncina|barzelletta|filastrocca|racconto|favola|rima|"
     r"sonetto|strofa|versi)\b.{0,30}\b(?:about|on|of|su|sul|sulla|sullo|sui|sugli|sulle|di)\b.{0,30}\b"
-    r"(?:file|folder|document|cartella|documento|directory|downloads?|desktop|workspace)"
+    r"(?:files?|folders?|documents?|cartell[ae]|document[oi]|directory|downloads?|desktop|workspace|archives?|archivi|"
+    r"pages?|pagine|sheets?|fogli|images?|immagini|photos?|foto|scripts?)"
 )
 # Where a piece of writing takes its facts from: "using the details in notes/sara.md".
 SOURCED = whole(

@@ -19,7 +19,8 @@ from pathlib import Path
 
 from planner import lexicon, object_kinds
 from planner import params as P
-from planner.text import fold, language
+from planner.kind_spelling import spell_kinds
+from planner.text import alternation, fold, language
 
 _NUMBER = r"-?\d+(?:\.\d+)?"
 _PROTECTED = ("url", "email", "quoted", "glob", "path")
@@ -28,12 +29,6 @@ _QUOTED = dict(P.PATTERNS)["quoted"]
 _SYMBOL_AFTER, _SYMBOL_BEFORE = r"\s*[-+*/\u00d7\u00f7^%]", r"[-+*/\u00d7\u00f7^%]\s*$"
 # "2**10", "17*23": arithmetic written without spaces, not a glob.
 _GLUED = re.compile(rf"{_NUMBER}(?:\*\*?{_NUMBER})+")
-
-
-def _alternation(phrases) -> str:
-    """A regex matching any of the folded phrases, longest first, spaces as any blank."""
-    ordered = sorted({fold(str(p)) for p in phrases}, key=len, reverse=True)
-    return "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in ordered)
 
 
 def _unaccented(text: str) -> str:
@@ -126,7 +121,7 @@ def _spell_numbers(gap: str, operator_words: frozenset[str], counted: frozenset[
     """Number words in a stretch of text the user did not type as a value, as digits."""
     _, _, phrases, ambiguous, articles = _numbers()
     if phrases:
-        pattern = re.compile(rf"(?<![\w-])(?:{_alternation(phrases)})(?![\w-])", re.IGNORECASE)
+        pattern = re.compile(rf"(?<![\w-])(?:{alternation(phrases)})(?![\w-])", re.IGNORECASE)
         gap = pattern.sub(lambda m: str(phrases[re.sub(r"\s+", " ", fold(m.group(0)))]), gap)
     out, cursor = [], 0
     matches = list(_WORD.finditer(gap))
@@ -160,7 +155,10 @@ def _spell_numbers(gap: str, operator_words: frozenset[str], counted: frozenset[
         if end - run == 1 and first in articles and not beside_operator:
             index = end
             continue
-        if end - run == 1 and first in ambiguous and not (beside_operator or next_word in counted):
+        # «quattro, otto e quindici»: a word after a number and a comma is listed with it
+        listed = re.search(r"([^\W\d_]+|\d+)\s*,\s*$", before)
+        listed = bool(listed) and (listed.group(1).isdigit() or number(listed.group(1)) is not None)
+        if end - run == 1 and first in ambiguous and not (beside_operator or listed or next_word in counted):
             index = end
             continue
         out += [gap[cursor : matches[run].start()], str(value)]
@@ -184,11 +182,11 @@ def _operators() -> tuple[list[tuple[re.Pattern, str]], list[tuple[re.Pattern, s
     symbols = []
     words: set[str] = set()
     for symbol, spellings in spec["operators"].items():
-        alternation = _alternation(spellings)
+        spelled = alternation(spellings)
         symbols.append(
-            (re.compile(rf"(?<![\w.])({_NUMBER})\s*(?:{alternation})\s*(?=-?\d)", re.IGNORECASE), symbol)
+            (re.compile(rf"(?<![\w.])({_NUMBER})\s*(?:{spelled})\s*(?=-?\d)", re.IGNORECASE), symbol)
             if all(not fold(str(s))[:1].isalpha() for s in spellings)
-            else (re.compile(rf"(?<![\w.])({_NUMBER})\s+(?:{alternation})\s+(?=-?\d)", re.IGNORECASE), symbol)
+            else (re.compile(rf"(?<![\w.])({_NUMBER})\s+(?:{spelled})\s+(?=-?\d)", re.IGNORECASE), symbol)
         )
         words |= {w for s in spellings for w in lexicon.tokens(str(s)) if w.isalpha()}
     # symbols written glued to the numbers ("7x8", "2^8") as well as spaced
@@ -214,13 +212,15 @@ def _spell_operators(gap: str) -> str:
 # «la somma di 10, 20, 30 e 40»: a statistic's numbers as one list ("[10, 20, 30, 40]"; planner.expressions
 # writes "sum([…])"), so a plan learned for three numbers serves four; a product's stay apart ("*").
 _LISTED = rf"{_NUMBER}(?![\w/]|\.\w)"
-_LIST = re.compile(
-    r"\b(?:mean|average|avg|media|median|mediana|sum|total|somma|totale|max|maximum|largest|biggest|highest"
-    r"|massimo|min|minimum|smallest|lowest|minimo|greatest|piu grande|piu piccolo|maggiore|minore)\b"
-    r"[^\d\[\]\n]{0,40}?(?<![\w./-])"
-    rf"({_LISTED}(?:(?:\s*,\s*(?:(?:and|e|ed)\s+)?|\s+(?:and|e|ed)\s+|\s+){_LISTED})+)",
-    re.IGNORECASE,
+_STATISTIC = (
+    r"\b(?:mean|average|avg|media|median|mediana|sum|total|somma|sommi|sommami|totale|in totale|add up|max|maximum"
+    r"|largest|biggest|highest|massimo|min|minimum|smallest|lowest|minimo|greatest|piu grande|piu piccolo"
+    r"|maggiore|minore)\b"
 )
+_NUMBERS = rf"({_LISTED}(?:(?:\s*,\s*(?:(?:and|e|ed|or|o|oppure)\s+)?|\s+(?:and|e|ed|or|o|oppure)\s+|\s+){_LISTED})+)"
+_LIST = re.compile(rf"{_STATISTIC}[^\d\[\]\n]{{0,40}}?(?<![\w./-]){_NUMBERS}", re.IGNORECASE)
+# «tra 40, 17 e 22 qual è il minimo?»: the numbers first, the statistic after them
+_LIST_FIRST = re.compile(rf"(?<![\w./-\[]){_NUMBERS}(?=[^\d\[\]\n]{{0,30}}?{_STATISTIC})", re.IGNORECASE)
 
 
 def _spell_lists(gap: str) -> str:
@@ -228,7 +228,7 @@ def _spell_lists(gap: str) -> str:
         numbers = re.findall(_LISTED, m.group(1))
         return m.group(0)[: m.start(1) - m.start(0)] + "[" + ", ".join(numbers) + "]"
 
-    return _LIST.sub(listed, gap)
+    return _LIST_FIRST.sub(listed, _LIST.sub(listed, gap))
 
 
 # --- schedules, one-line ranges, facts ------------------------------------------------------------
@@ -238,18 +238,18 @@ def _spell_lists(gap: str) -> str:
 def _schedules() -> tuple[re.Pattern, dict[str, str], re.Pattern, dict[str, str], re.Pattern]:
     spec = lexicon.data()["schedules"]
     units = {fold(word): unit for unit, words in spec["units"].items() for word in words}
-    every = _alternation(spec["every"])
-    at = _alternation(spec["at"])
+    every = alternation(spec["every"])
+    at = alternation(spec["at"])
     clock = r"\d{1,2}(?::\d{2})?(?:\s?[ap]\.?m\.?)?"
     pattern = re.compile(
-        rf"(?<![\w])(?:{every})\s+(?:(?P<n>\d+)\s+)?(?P<unit>{_alternation(units)})(?![\w])"
+        rf"(?<![\w])(?:{every})\s+(?:(?P<n>\d+)\s+)?(?P<unit>{alternation(units)})(?![\w])"
         rf"(?:\s+(?:{at})\s+(?P<at>{clock})(?![\w:]))?",
         re.IGNORECASE,
     )
     adverbs = {fold(k): v for k, v in spec["adverbs"].items()}
-    adverb = re.compile(rf"(?<![\w-])(?:{_alternation(adverbs)})(?![\w-])(?:\s+(?:{at})\s+(?P<at>{clock}))?", re.I)
+    adverb = re.compile(rf"(?<![\w-])(?:{alternation(adverbs)})(?![\w-])(?:\s+(?:{at})\s+(?P<at>{clock}))?", re.I)
     one = lexicon.data()["one_of"]
-    ranges = re.compile(rf"(?<![\w])({_alternation(one['words'])})\s+({_alternation(one['nouns'])})(?![\w])", re.I)
+    ranges = re.compile(rf"(?<![\w])({alternation(one['words'])})\s+({alternation(one['nouns'])})(?![\w])", re.I)
     return pattern, units, adverb, adverbs, ranges
 
 
@@ -275,73 +275,11 @@ def _quote_fact(text: str) -> str:
     request quotes something itself."""
     if _QUOTED.search(text):
         return text
-    facts = _alternation(lexicon.data()["facts"])
+    facts = alternation(lexicon.data()["facts"])
     match = re.match(rf"^(\W*(?:please\s+|per favore\s+)?(?:{facts})\s+)(.+?)([\s.!?]*)$", text, re.IGNORECASE | re.S)
     if match is None:
         return text
     return f"{match.group(1)}«{match.group(2)}»{match.group(3)}"
-
-
-# --- kinds of file --------------------------------------------------------------------------------
-
-
-@lru_cache(maxsize=1)
-def _kinds() -> tuple[dict[str, str], *tuple[re.Pattern, ...]]:
-    spec = lexicon.kinds()
-    globs = {fold(word): kind["glob"] for kind in spec["file_kinds"] for word in kind["words"]}
-    nouns, kind = _alternation(spec["file_nouns"]), _alternation(globs)
-    ext = r"\.([A-Za-z][A-Za-z0-9]{0,5})\b"
-    formats = _alternation(w for w, g in globs.items() if g == f"*.{w}")  # pdf, csv, json: also nouns
-    return (
-        globs,
-        re.compile(rf"(?<![\w.*/])({kind})(\s+(?:{nouns})(?![\w]))", re.IGNORECASE),  # "markdown files"
-        re.compile(rf"(?<![\w])((?:{nouns})\s+(?:(?:in|di)\s+)?)({kind})(?![\w.])", re.IGNORECASE),  # «file python»
-        re.compile(rf"(?<![\w*]){ext}(?=\s+(?:{nouns})(?![\w]))", re.IGNORECASE),  # ".json files"
-        re.compile(rf"(?<![\w])((?:{nouns})\s+(?:(?:in|di)\s+)?){ext}", re.IGNORECASE),  # «i file .json»
-        # «dove sono i .png», "find all .log in var": an extension after a plural article is files of
-        # that kind ("open the .env" is a file)
-        re.compile(
-            r"(?:(?<=\bi )|(?<=\ble )|(?<=\bgli )|(?<=\ball )|(?<=\bmiei )|(?<=\bmie )"
-            rf"|(?<=\bevery )|(?<=\bany )|(?<=\btutti )|(?<=\btutte )){ext}(?![\w.*]|\s+(?:{nouns})(?![\w]))",
-            re.IGNORECASE,
-        ),
-        # "the PDFs", «tutti i pdf», «quanti pdf»: a format's name as a plural noun
-        re.compile(
-            rf"(?<![\w.*/])(?:({formats})s|(?:(?<=\bi )|(?<=\ble )|(?<=\bquanti )|(?<=\bquante ))({formats}))(?![\w.])",
-            re.IGNORECASE,
-        ),
-        # "files ending in .md", "files with the .md extension", «file con estensione .md»
-        re.compile(
-            rf"(?<![\w])({nouns})\s+(?:ending\s+(?:in|with)|that\s+end\s+(?:in|with)|with\s+(?:the\s+|an?\s+)?"
-            rf"(?:extension|suffix)|of\s+(?:the\s+)?type|con\s+(?:l\s*'\s*)?estensione|che\s+finiscono\s+(?:in|con|per)"
-            rf"|(?:di|del)\s+tipo|in\s+formato)\s+"
-            rf"(?:{ext}|({kind})(?![\w.]))|(?<![\w])({nouns})\s+with\s+(?:the\s+|an?\s+)?{ext}\s+"
-            rf"(?:extension|suffix)(?![\w])",
-            re.IGNORECASE,
-        ),
-    )
-
-
-def _spell_kinds(gap: str) -> str:
-    """ "markdown files" → "*.md files", «i file python» → «i file *.py», ".json files" → "*.json
-    files", "files ending in .md" → "files *.md", «quanti pdf» → «quanti *.pdf files»: a kind of
-    file named in words is the glob it stands for."""
-    globs, before, after, ext_before, ext_after, bare, plural, ending = _kinds()
-
-    def glob(word: str) -> str:
-        return globs[re.sub(r"\s+", " ", fold(word))]
-
-    def ended(m: re.Match) -> str:
-        noun, ext, kind, noun_, ext_ = m.groups()
-        return f"{noun or noun_} " + (glob(kind) if kind else f"*.{ext or ext_}")
-
-    gap = ending.sub(ended, gap)
-    gap = before.sub(lambda m: glob(m.group(1)) + m.group(2), gap)
-    gap = after.sub(lambda m: m.group(1) + glob(m.group(2)), gap)
-    gap = ext_before.sub(r"*.\1", gap)
-    gap = ext_after.sub(r"\1*.\2", gap)
-    gap = bare.sub(r"*.\1 files", gap)
-    return plural.sub(lambda m: glob(m.group(1) or m.group(2)) + " files", gap)
 
 
 # --- time zones --------------------------------------------------------------------------------
@@ -355,7 +293,7 @@ _TIMED = re.compile(
 @lru_cache(maxsize=1)
 def _zones() -> tuple[re.Pattern, dict[str, str]]:
     zones = {name: zone for name, zone in object_kinds.time_zones().items() if "/" in zone}
-    return re.compile(rf"(?<![\w./-])(?:{_alternation(zones)})(?![\w/-]|\.\w)", re.I), zones
+    return re.compile(rf"(?<![\w./-])(?:{alternation(zones)})(?![\w/-]|\.\w)", re.I), zones
 
 
 def _spell_zones(gap: str) -> str:
@@ -392,7 +330,7 @@ def rewrite(text: str, workspace: Path | None = None) -> str:
             gap = _spell_operators(gap)
             gap = _spell_lists(gap)
             gap = _spell_schedules(gap)
-            gap = _spell_kinds(gap)
+            gap = spell_kinds(gap)
             if timed:
                 gap = _spell_zones(gap)
         out += [gap, text[start:end]]

@@ -97,3 +97,9 @@ def sure_language(text: str) -> str | None:
     if lead < 2 * other + 1 or lead < 0.4 * len(tokens):
         return None  # mixed, or too few of its words are of either: «Quelle est la capitale de la France ?»
     return "it" if italian > english else "en"
+
+
+def alternation(phrases) -> str:
+    """A regex matching any of the folded phrases, longest first, spaces as any blank."""
+    ordered = sorted({fold(str(p)) for p in phrases}, key=len, reverse=True)
+    return "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in ordered)

@@ -87,7 +87,7 @@ def test_other_requests_do_not(learned, other):
         ("elenca i file in documenti/", "cosa ho in documenti/?"),
         ("find the *.md files", "which markdown files do I have?"),
         ("trova i file *.csv in dati/", "quali file json ci sono in config/?"),
-        ("cerca 'password' in src/", "in quali file di src/ c'è 'token'?"),
+        ("cerca 'password' in src/", "dove compare 'token' in src/?"),
         # showing: a folder is listed, files of a kind are found, a page is fetched
         ("find the *.md files", "list all markdown files"),
         ("trova i file *.md", "mostrami i file markdown"),

@@ -149,6 +149,8 @@ def test_an_action_on_nothing_named_asks(text):
         "cosa succede se cancello la cartella windows?",
         "scrivi una poesia su un file perduto",
         "write a funny song about my messy downloads folder",
+        "write a rap verse about markdown files",
+        "scrivi una strofa rap sui fogli excel",
         "put it in simpler words",
         "trasforma questo elenco in una tabella: Anna 30, Marco 41",
         "should I use tabs or spaces in a Makefile?",

@@ -1,0 +1,21 @@
+"""The canonical form learned more paraphrases (planner/canonical.yaml, planner/object_kinds.yaml,
+planner.spelled): "zip archives", «fogli excel», "every PDF" are globs; "add up 3, 9 and 27",
+«tra 40, 17 e 22 qual è il minimo?» and "which is largest: 42, 7 or 19?" are statistics of one
+list; "take 75 away from 420" and «la metà di 80» are expressions; "which lines mention X" is the
+search "search for X", while "which files mention X" asks for files; "check a.cfg" reads it. Keys
+move with it, so every remembered plan is re-keyed from its example request (planner.memory.rekey),
+as 0013 did; one that cannot be is retired. Safe on an empty database; a second run changes nothing."""
+
+from django.db import migrations
+
+
+def rekey(apps, schema_editor):
+    from planner.memory.rekey import rekey as rekey_all
+
+    rekey_all(apps.get_model("planner", "Fastpath"), apps.get_model("planner", "Autopath"))
+
+
+class Migration(migrations.Migration):
+    dependencies = [("planner", "0013_rekey_plan_memory_result_words")]
+
+    operations = [migrations.RunPython(rekey, migrations.RunPython.noop)]

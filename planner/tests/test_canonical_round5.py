@@ -1,0 +1,73 @@
+"""The canonical form, fifth round (from the blind development sets plan_memory_dev1/dev2): kinds
+of file named by other nouns, statistics of numbers asked in any order, subtraction and halves in
+words, the search for a text, and a look at a file. No database."""
+
+import pytest
+
+from planner import canonical, spelled
+
+
+def key(text):
+    return canonical.of(text).key
+
+
+@pytest.mark.parametrize(
+    ("learned", "paraphrase"),
+    [
+        # kinds of file: other nouns beside the kind, and a format's name after "every" / «gli»
+        ("find *.zip in Downloads", "show me the zip archives in Downloads"),
+        ("trova *.zip in scaricati/", "trova gli archivi zip in scaricati/"),
+        ("find *.html in site/", "any HTML pages in site/?"),
+        ("quanti file *.xlsx ci sono in conti/?", "quanti fogli excel ci sono in conti/?"),
+        ("list the *.pdf files in invoices/2024", "list every PDF in invoices/2024"),
+        ("elenca i file *.mp3 in musica/rock", "elenca gli mp3 in musica/rock"),
+        ("trova i file *.mp4 in video/festa", "elenca i video mp4 in video/festa"),
+        # statistics: the function before or after the numbers, "or" lists, words for numbers
+        ("qual è il minimo tra 9, 3 e 12?", "tra 40, 17 e 22 qual è il minimo?"),
+        ("what's the biggest of 3, 17 and 9?", "which is largest: 42, 7 or 19?"),
+        ("what's the biggest of 3, 17 and 9?", "which number is largest: 7, 91, 44?"),
+        ("qual è il numero più piccolo tra 9, 3, 12?", "tra 40, 17 e 22 qual è il minimo?"),
+        ("what's the sum of 12, 45, 7 and 30?", "add up 3, 9, 27 for me"),
+        ("quanto fa la somma di 250, 130 e 75?", "mi sommi 1200, 340 e 89?"),
+        ("qual è la somma di dieci, venti e trenta?", "somma quattro, otto e quindici"),
+        ("somma 15, 22 e 8", "quanto fanno in totale 120, 80, 45 e 5?"),
+        ("what's the average of 4, 8 and 15?", "could you find the mean of 10, 20, 30 and 40?"),
+        ("qual è la radice quadrata di 144?", "radice di 625?"),
+        # expressions in words
+        ("how much is 1250 minus 380?", "if I take 75 away from 420, what's left?"),
+        ("quanto fa 500 meno 123?", "se a 1000 tolgo 275 quanto rimane?"),
+        ("calcola 2 elevato a 5", "quanto fa 10 alla potenza di 3?"),
+        ("quanto fa la metà di ottanta?", "e la metà di cento?"),
+        # the lines that mention a text are a search for it
+        ("search for TODO in the src/ folder", "which lines in lib/ mention FIXME?"),
+        ('cerca "password" nella cartella config/', 'in quali righe di scripts/ compare "sudo"?'),
+        # a look at a file, and files put together
+        ("read config.ini, then replace 'a=1' with 'a=2' in it", "check settings.cfg and then change 'b' to 'c' in it"),
+        ("leggi a.txt e b.txt e unisci il contenuto in c.txt", "leggi in.md e fine.md e mettili insieme in libro.md"),
+    ],
+)
+def test_fifth_round_paraphrases_share_one_key(learned, paraphrase):
+    assert key(learned) == key(paraphrase), (canonical.of(learned).tokens, canonical.of(paraphrase).tokens)
+
+
+@pytest.mark.parametrize(
+    ("learned", "other"),
+    [
+        ("what is 12% of 80?", "what percent of 80 is 12?"),  # a share is not a percentage of
+        ("quanto è il 15% di 300?", "che percentuale di 300 è 45?"),
+        ("search for TODO in src/", "which files mention TODO in src/?"),  # the files, not the lines
+        ("what's the sum of 12, 45 and 7?", "what's the biggest of 12, 45 and 7?"),
+        ("quanto fa 500 meno 123?", "quanto fa 500 più 123?"),
+        ("delete a.txt if it is empty", "delete a.txt"),  # an "if" stays a condition beside a file
+        ("check settings.cfg", "delete settings.cfg"),
+        ("zip the files in backup/", "find the zip files in backup/"),
+    ],
+)
+def test_fifth_round_near_misses_do_not(learned, other):
+    assert key(learned) != key(other), canonical.of(learned).tokens
+
+
+def test_numbers_listed_after_a_comma_are_numbers_even_when_the_word_is_ambiguous():
+    assert spelled.rewrite("somma quattro, otto e quindici") == "somma [4, 8, 15]"
+    assert spelled.rewrite("sei sicuro?") == "sei sicuro?"
+    assert spelled.rewrite("tra 40, 17 e 22 qual è il minimo?") == "tra [40, 17, 22] qual e il minimo?"
