@@ -44,7 +44,7 @@ CASES_DIR = ROOT / "bench" / "cases"
 # The first round's cases (our own) and those of rounds 2 to 4, written blind; in each file the odd
 # lines (1-based) are the held-out half, the even lines the half rules may be tuned on.
 DEFAULT_CASES = ",".join(str(CASES_DIR / f"plan_memory{part}.jsonl") for part in ("", "_round2", "_round3", "_round4"))
-PATH_ARGS = ("path", "paths")
+PATH_ARGS = ("path", "paths", "to")  # "to": where move_files puts them, a folder the workspace holds
 
 
 def pct(values: list[float], q: float) -> float:

@@ -32,7 +32,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from planner import lexicon, object_kinds, spelled
+from planner import lexicon, object_kinds, spelled, spoken_values
 from planner import params as P
 from planner.canonical_data import ROOT, _Data
 from planner.canonical_data import data as _data
@@ -62,6 +62,8 @@ _FOLDER_NAME = re.compile(
     re.IGNORECASE,
 )
 EXTRA_TYPES = (
+    ("command", spoken_values.COMMAND, "path"),
+    ("quoted", spoken_values.REPLACED, "quoted"),
     ("path", _FOLDER_NAME, "path"),
     ("numbers", re.compile(rf"\[{P.NUMBER}(?:, {P.NUMBER})+\]"), "number"),  # planner.spelled's lists
     ("schedule", re.compile(rf"\bevery (?:{_UNITS})\b(?: at {_CLOCK}(?![\w:]))?"), "datetime"),
@@ -324,10 +326,12 @@ def tokens(extraction: P.Extraction, workspace: Path | None = None) -> tuple[str
     if "<op>" in slots or (numeric and (functions or "o:numbers" in resolved)):
         dropped = {"v:compute", *(("v:find", "m:if", "o:numbers" if functions else "") if numeric else ())}
         resolved = [t for t in resolved if t not in dropped]
-    resolved = [  # «guarda che ore sono», "check the time": a look at the clock is the clock
+    # «guarda che ore sono», "what's the clock showing in Toronto": a look at the clock is the clock
+    clock = {"o:time", "o:date"} & set(resolved) and not set(slots) & {"<file>", "<dir>", "<glob>", "<url>"}
+    resolved = [
         t
         for t, after in zip(resolved, [*resolved[1:], ""], strict=False)  # (a request of stop-words: none)
-        if not (t in ("v:read", "v:show") and after in ("o:time", "o:date"))
+        if not (t in ("v:read", "v:show") and (clock or after in ("o:time", "o:date")))
     ]
     if {"v:list", "v:find", "v:count"} & set(resolved):  # listing, finding, counting: of files
         resolved = [t for t in resolved if t != "o:files"]

@@ -56,7 +56,7 @@ PATTERNS: tuple[tuple[str, re.Pattern], ...] = (
     )),
     ("ext", re.compile(r"(?:(?<=\s)|^|(?<=[(\[]))(\.[A-Za-z][A-Za-z0-9]{0,5})\b")),
     ("identifier", re.compile(
-        r"`([^`\n]{1,200})`|\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b|\b[A-Z]{2,}[A-Z0-9]*\b|\b[A-Za-z]+\d+[A-Za-z0-9]*\b"
+        r"`([^`\n]{1,200})`|\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b|\b[A-Z]{2,}[A-Z0-9]*\b|\b([A-Z]{4,}[A-Z0-9]*)s\b|\b[A-Za-z]+\d+[A-Za-z0-9]*\b"
     )),
     ("number", re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.]|\.\d)")),
 )  # fmt: skip
@@ -304,13 +304,14 @@ def parametrize(plan: dict, extraction: Extraction) -> tuple[dict, dict[str, dic
             spots = _between_numbers(out, v.text) if v.type == "op" else _bounded(out, v.text)
             if not spots:
                 continue
-            if sum(1 for other in values if other.text == v.text) > 1:
+            twins = sorted((other for other in values if other.text == v.text), key=lambda other: other.index)
+            verbatim = text.replace(" ", "") in extraction.text.replace(" ", "")  # a twin: "what's 12 * 12?"
+            if len(twins) > 1 and not (v.type == "number" and len(spots) == len(twins) and verbatim):
                 raise NotLearnable(f"{v.text!r} appears more than once in the request")
-            slot = f"${{PARAM:{v.name}}}"
-            for at in reversed(spots):
-                out = out[:at] + slot + out[at + len(v.text) :]
-            used.add(v.name)
-            slots.setdefault(v.name, {"type": v.type, "cast": "str"})
+            for at, twin in reversed(list(zip(spots, twins if len(twins) > 1 else [v] * len(spots), strict=True))):
+                out = out[:at] + f"${{PARAM:{twin.name}}}" + out[at + len(v.text) :]
+                used.add(twin.name)
+                slots.setdefault(twin.name, {"type": v.type, "cast": "str"})
         return out
 
     def walk(node: Any) -> Any:

@@ -2,7 +2,9 @@
 planner.spelled): "zip archives", «fogli excel», "every PDF" are globs; "add up 3, 9 and 27",
 «tra 40, 17 e 22 qual è il minimo?» and "which is largest: 42, 7 or 19?" are statistics of one
 list; "take 75 away from 420" and «la metà di 80» are expressions; "which lines mention X" is the
-search "search for X", while "which files mention X" asks for files; "check a.cfg" reads it. Keys
+search "search for X", while "which files mention X" asks for files; "check a.cfg" reads it; a
+bare command ("run df -h") and the bare texts of a replacement ("replace localhost with 10.0.0.5")
+are values; "save it to memory" remembers, "write the number to n.txt" writes a count. Keys
 move with it, so every remembered plan is re-keyed from its example request (planner.memory.rekey),
 as 0013 did; one that cannot be is retired. Safe on an empty database; a second run changes nothing."""
 

@@ -41,6 +41,30 @@ def key(text):
         # the lines that mention a text are a search for it
         ("search for TODO in the src/ folder", "which lines in lib/ mention FIXME?"),
         ('cerca "password" nella cartella config/', 'in quali righe di scripts/ compare "sudo"?'),
+        # a command given bare is a value, like the texts of a replacement written bare
+        ("esegui ls -la nel terminale", "lancia il comando free -m"),
+        ("run df -h", "execute `uptime` in the shell"),
+        ("run pytest", "could you execute npm install?"),
+        (
+            "replace localhost with 10.0.0.5 in config/settings.ini",
+            "in deploy/app.yaml, change 'staging' to 'production'",
+        ),
+        ("sostituisci 2023 con 2024 in fattura.md", "cambia 'Rossi' in 'Bianchi' nel file contratto.txt"),
+        # what a file says, kept in memory; the count a step gave, written into a file
+        ("read todo.txt and save it to memory", "please read shopping.txt and remember what it says"),
+        ("leggi appunti.md e memorizzalo", "mi leggi password_wifi.txt e te lo ricordi?"),
+        (
+            "count the *.py files in src/ and write the number to n.txt",
+            "count the *.md files in docs/ and put the number in m.txt",
+        ),
+        (
+            "search for TODO in src/ and write the number of matches to t.txt",
+            "look for FIXME in lib/ and save how many there are to f.txt",
+        ),
+        # the clock, however it is looked at; a folder made for me
+        ("what time is it in Chicago?", "what's the clock showing in Toronto right now?"),
+        ("che ore sono a Tokyo adesso?", "a Londra che ora fanno?"),
+        ("crea la cartella fatture/", "mi fai una cartella clienti/?"),
         # a look at a file, and files put together
         ("read config.ini, then replace 'a=1' with 'a=2' in it", "check settings.cfg and then change 'b' to 'c' in it"),
         ("leggi a.txt e b.txt e unisci il contenuto in c.txt", "leggi in.md e fine.md e mettili insieme in libro.md"),
@@ -61,6 +85,10 @@ def test_fifth_round_paraphrases_share_one_key(learned, paraphrase):
         ("delete a.txt if it is empty", "delete a.txt"),  # an "if" stays a condition beside a file
         ("check settings.cfg", "delete settings.cfg"),
         ("zip the files in backup/", "find the zip files in backup/"),
+        ("run df -h", "run df -h every morning"),
+        ("run the tests", "run pytest"),  # "the tests" is not a command
+        ("replace foo with bar in a.txt", "replace foo with bar in a.txt and b.txt"),
+        ("read todo.txt and save it to memory", "read todo.txt and save it to t.txt"),
     ],
 )
 def test_fifth_round_near_misses_do_not(learned, other):
@@ -71,3 +99,23 @@ def test_numbers_listed_after_a_comma_are_numbers_even_when_the_word_is_ambiguou
     assert spelled.rewrite("somma quattro, otto e quindici") == "somma [4, 8, 15]"
     assert spelled.rewrite("sei sicuro?") == "sei sicuro?"
     assert spelled.rewrite("tra 40, 17 e 22 qual è il minimo?") == "tra [40, 17, 22] qual e il minimo?"
+
+
+def test_a_number_written_twice_is_two_slots_only_where_the_request_writes_the_expression_out():
+    from planner import params as P
+
+    plan = {"steps": [{"tool": "compute", "args": {"expression": "12 * 12"}}]}
+    template, _ = P.parametrize(plan, canonical.of("what's 12 * 12?").extraction)
+    assert template["steps"][0]["args"]["expression"] == "${PARAM:number_1} ${PARAM:op_1} ${PARAM:number_2}"
+    with pytest.raises(P.NotLearnable):  # "3 + 3" is not written in it: which 3 is which is unknown
+        P.parametrize({"steps": [{"tool": "compute", "args": {"expression": "3 + 3"}}]}, P.extract("add 3 and 3"))
+
+
+def test_a_bare_command_and_the_texts_of_a_bare_replacement_are_values():
+    values = lambda text: [(v.type, v.text) for v in canonical.of(text).extraction.values]  # noqa: E731
+    assert values("esegui git status nel terminale") == [("command", "git status")]
+    assert values("execute `uptime` in the shell") == [("command", "uptime")]
+    assert values("run the tests") == []
+    assert values("replace localhost with 10.0.0.5 in a.ini") == [
+        ("quoted", "localhost"), ("quoted", "10.0.0.5"), ("path", "a.ini")]  # fmt: skip
+    assert values("replace foo in a.txt with bar") == [("path", "a.txt")]
