@@ -52,7 +52,7 @@ _NOT_A_NAME = (
     r"(?!(?:a|an|the|my|new|same|other|root|current|whole|entire|parent|main|top|first|last|next|previous|"
     r"empty|old|that|this|these|those|workspace|home|called|named|chiamata|di|del|della|in|on|to|and|e|for|"
     r"per|with|con|che|where|dove|please|una|la|nuova|stessa|altra|principale|vuota|questa|quella|"
-    r"folder|folders|directory|cartella|cartelle)\b)"
+    r"folder|folders|directory|cartella|cartelle|at|under|inside|sotto)\b)"
 )
 _FOLDER_NAME = re.compile(
     r"(?:(?<=\bfolder )|(?<=\bdirectory )|(?<=\bcartella )|(?<=\bfolder called )|(?<=\bfolder named )|"
@@ -305,6 +305,8 @@ def tokens(extraction: P.Extraction, workspace: Path | None = None) -> tuple[str
         if token:
             pairs_.append((token, word))
     slots = [t for t, _ in pairs_ if t.startswith("<")]
+    if any(t == "v:find" for t, _ in pairs_) and {"<quoted>", "<identifier>"} & set(slots):
+        pairs_ = [(t, w) for t, w in pairs_ if t != "v:show"]  # "search for X, show at most 5": the search shows
     resolved = _shown(_asked(pairs_, set(slots)), set(slots))
     if "v:create" in resolved and {"<file>", "<quoted>"} <= set(slots):  # "create a.txt with 'hello'" writes it
         resolved = ["v:write" if t == "v:create" else t for t in resolved]

@@ -36,9 +36,11 @@ def _kinds() -> tuple[dict[str, str], *tuple[re.Pattern, ...]]:
             rf"{_after(_PLURALS)}{ext}(?![\w.*]|\s+(?:{nouns})(?![\w]))",
             re.IGNORECASE,
         ),
-        # "the PDFs", «tutti i pdf», «quanti pdf»: a format's name as a plural noun
+        # "the PDFs", «tutti i pdf», «quanti pdf»: a format's name as a plural noun (not a folder's:
+        # «la cartella logs»)
         re.compile(
-            rf"(?<![\w.*/])(?:({formats})s|{_after((*_PLURALS, 'quanti', 'quante'))}({formats}))(?![\w.])",
+            r"(?<![\w.*/])(?<!\bcartella )(?<!\bfolder )(?<!\bdirectory )"
+            rf"(?:({formats})s|{_after((*_PLURALS, 'quanti', 'quante'))}({formats}))(?![\w.])",
             re.IGNORECASE,
         ),
         # "files ending in .md", "files with the .md extension", «file con estensione .md»

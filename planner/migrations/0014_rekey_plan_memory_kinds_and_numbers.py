@@ -4,7 +4,8 @@ planner.spelled): "zip archives", «fogli excel», "every PDF" are globs; "add u
 list; "take 75 away from 420" and «la metà di 80» are expressions; "which lines mention X" is the
 search "search for X", while "which files mention X" asks for files; "check a.cfg" reads it; a
 bare command ("run df -h") and the bare texts of a replacement ("replace localhost with 10.0.0.5")
-are values; "save it to memory" remembers, "write the number to n.txt" writes a count. Keys
+are values; "save it to memory" remembers, "write the number to n.txt" writes a count; «massimo
+10 risultati» is a limit; a search's "show" shows the search. Keys
 move with it, so every remembered plan is re-keyed from its example request (planner.memory.rekey),
 as 0013 did; one that cannot be is retired. Safe on an empty database; a second run changes nothing."""
 

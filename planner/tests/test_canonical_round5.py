@@ -65,6 +65,24 @@ def key(text):
         ("what time is it in Chicago?", "what's the clock showing in Toronto right now?"),
         ("che ore sono a Tokyo adesso?", "a Londra che ora fanno?"),
         ("crea la cartella fatture/", "mi fai una cartella clienti/?"),
+        # a limit on a search, however it is said; the same search shown
+        ("search for TODO in src/, show at most five matches", "look for FIXME in lib/, at most a dozen matches"),
+        (
+            "cerca ERROR nella cartella logs, massimo dieci risultati",
+            "cerca WARNING in var/, al massimo cinquanta risultati",
+        ),
+        (
+            'cerca "TODO" in src/ distinguendo maiuscole e minuscole',
+            'cerca "Fixme" in lib/, con distinzione tra maiuscole e minuscole',
+        ),
+        ("c'è qualche FIXME nella cartella app?", "search for TODO in the src/ folder"),
+        (
+            "sostituisci 'bozza' con 'finale' in a.md e fammelo vedere",
+            "cambia 'Mario' con 'Luigi' in b.txt e mostramelo",
+        ),
+        ("crea la cartella progetti/sito", "mi prepari una nuova directory backup/2024?"),
+        ("Create a folder called archive/2023", "I need a new directory at projects/website/assets"),
+        ("qual è la media di 18, 24 e 30?", "mi fai la media tra 27, 28 e 30?"),
         # a look at a file, and files put together
         ("read config.ini, then replace 'a=1' with 'a=2' in it", "check settings.cfg and then change 'b' to 'c' in it"),
         ("leggi a.txt e b.txt e unisci il contenuto in c.txt", "leggi in.md e fine.md e mettili insieme in libro.md"),
@@ -89,6 +107,8 @@ def test_fifth_round_paraphrases_share_one_key(learned, paraphrase):
         ("run the tests", "run pytest"),  # "the tests" is not a command
         ("replace foo with bar in a.txt", "replace foo with bar in a.txt and b.txt"),
         ("read todo.txt and save it to memory", "read todo.txt and save it to t.txt"),
+        ("qual è il massimo tra 4, 19 e 7?", "cerca ERROR in logs/, massimo 10 risultati"),
+        ("search for TODO in src/, show at most 5 matches", "search for TODO in src/"),
     ],
 )
 def test_fifth_round_near_misses_do_not(learned, other):
@@ -119,3 +139,8 @@ def test_a_bare_command_and_the_texts_of_a_bare_replacement_are_values():
     assert values("replace localhost with 10.0.0.5 in a.ini") == [
         ("quoted", "localhost"), ("quoted", "10.0.0.5"), ("path", "a.ini")]  # fmt: skip
     assert values("replace foo in a.txt with bar") == [("path", "a.txt")]
+
+
+def test_a_folder_named_like_a_format_stays_a_folder():
+    assert spelled.rewrite("cerca ERROR nella cartella logs") == "cerca ERROR nella cartella logs"
+    assert spelled.rewrite("list the PDFs in docs/") == "list the *.pdf files in docs/"
