@@ -58,7 +58,8 @@ _FOLDER_NAME = re.compile(
     r"(?:(?<=\bfolder )|(?<=\bdirectory )|(?<=\bcartella )|(?<=\bfolder called )|(?<=\bfolder named )|"
     r"(?<=\bcartella chiamata )|(?<=\bcartella di nome )|(?<=\bdirectory called )|(?<=\bdirectory named ))"
     rf"{_NOT_A_NAME}[A-Za-z0-9_][\w.-]*(?![\w/])(?<!\.)|"
-    rf"(?:(?<=\bthe )|(?<=\bmy )|(?<=\byour ))(?!the\b){_NOT_A_NAME}[A-Za-z0-9_][\w.-]*(?= (?:folder|directory)\b)",
+    r"(?:(?<=\bthe )|(?<=\bmy )|(?<=\byour )|(?<=\ba ))(?!the\b)"
+    rf"{_NOT_A_NAME}[A-Za-z0-9_][\w.-]*(?= (?:folder|directory)\b)",
     re.IGNORECASE,
 )
 EXTRA_TYPES = (
@@ -117,9 +118,20 @@ def modifiers(signature) -> frozenset[str]:
 
 
 def of(text: str, workspace: Path | None = None) -> Canonical:
-    rewritten = spelled.rewrite(text, workspace)
+    rewritten = _without_asides(spelled.rewrite(text, workspace), workspace)
     extraction = P.extract(rewritten, workspace, EXTRA_TYPES)
     return Canonical(rewritten, extraction, tokens(extraction, workspace))
+
+
+def _without_asides(text: str, workspace: Path | None) -> str:
+    """The request without its sentences that only say why ("what's 20% of 85? it's for my shop",
+    «quanto fa 9 per 7? è per i compiti di mia nipote»): no verb, object, modifier or value in them.
+    "In binary." is a modifier (m:format), so it stays."""
+    parts = re.split(r"(?<=[?.!])\s+(?=\S)", text)
+    if len(parts) < 2:
+        return text
+    kept = [p for p in parts if any(t[0] == "<" or ":" in t for t in tokens(P.extract(p, workspace, EXTRA_TYPES)))]
+    return " ".join(kept) if kept else text
 
 
 def _kind(slot: str) -> str:
@@ -325,7 +337,8 @@ def tokens(extraction: P.Extraction, workspace: Path | None = None) -> tuple[str
     # largest" ask the computation and no more: the verb, an "if" and the noun say nothing else.
     numeric = bool(slots) and set(slots) <= {"<number>", "<numbers>", "<op>"}
     functions = any(t.startswith("f:") for t in resolved)
-    if "<op>" in slots or (numeric and (functions or "o:numbers" in resolved)):
+    computed = {"<number>", "<numbers>"} & set(slots) and (functions or "o:numbers" in resolved)
+    if "<op>" in slots or computed:  # "calcola il 20% di 90 e scrivilo" is «quanto è il 15% di 40? salvalo»
         dropped = {"v:compute", *(("v:find", "m:if", "o:numbers" if functions else "") if numeric else ())}
         resolved = [t for t in resolved if t not in dropped]
     # «guarda che ore sono», "what's the clock showing in Toronto": a look at the clock is the clock

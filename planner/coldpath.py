@@ -113,9 +113,11 @@ def plan_for(text: str, *, candidates: list[Executor], workspace: Path | None) -
         return None
     intent = extract(_unnamed(req))
     kinds = bool(req.derived) and all(d.kind == "glob" for d in req.derived) and not req.values
-    if not intent.verbs and expressions.operation_verb(req.folded):  # "add 5 and 7", «moltiplica 19 per 7»
+    numbers = any(v.type == "number" for v in req.values)
+    adding_up = numbers and re.search(r"\badd(?:ing)? (?:them |these |those |it )?up\b", req.folded)  # not "add to"
+    if (not intent.verbs and expressions.operation_verb(req.folded)) or adding_up:  # "add 5 and 7", «dividi 84 per 4»
         intent = replace(intent, verb="compute", verbs=("compute",))
-    if intent.verbs == ("compute",) and not any(v.type == "number" for v in req.values):
+    if intent.verbs == ("compute",) and not numbers:
         intent = replace(intent, verb=None, verbs=())  # «in quali file compare …» ("appears"): nothing to compute
     if (req.term or req.shared or kinds) and not intent.verbs:  # «quali file hanno scritto bozza?», «quali csv ho?»
         intent = replace(intent, verb="find", verbs=("find",))

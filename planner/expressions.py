@@ -17,7 +17,7 @@ class AmbiguousExpression(Exception):
 OPERATIONS = {
     "mean": "mean", "average": "mean", "avg": "mean", "media": "mean",
     "median": "median", "mediana": "median",
-    "sum": "sum", "total": "sum", "somma": "sum", "totale": "sum",
+    "sum": "sum", "total": "sum", "somma": "sum", "totale": "sum", "add up": "sum", "sommami": "sum", "sommi": "sum",
     "product": "product", "multiply": "product", "prodotto": "product", "moltiplica": "product",
     "max": "max", "maximum": "max", "largest": "max", "biggest": "max", "highest": "max", "massimo": "max",
     "min": "min", "minimum": "min", "smallest": "min", "lowest": "min", "minimo": "min",

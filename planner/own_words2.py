@@ -55,7 +55,8 @@ MATH_WORDS = whole(
 # Over several numbers: "mean of 3, 4 and 5", "the max of 12 and 30" (one number is a limit, not data).
 AGGREGATES = whole(
     r"mean|average|avg|median|sum|total|product|media|mediana|somma|totale|prodotto|stdev|standard deviation|"
-    r"deviazione standard|max|min|maximum|minimum|massimo|minimo"
+    r"deviazione standard|max|min|maximum|minimum|massimo|minimo|add up|adding up|sommami|sommi|largest|smallest|"
+    r"biggest|lowest|highest"
 )
 # A question about an amount, over numbers the request gives: "how much each?", "quanto pago?".
 AMOUNT = whole(

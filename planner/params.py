@@ -67,7 +67,7 @@ _NEGATIONS = lexicon.negations()
 _FILLERS = frozenset(
     """tell give let me please kindly could would you can now thanks dimmi fammi have has got hai ho
     there exist exists text content contents ones entries items every each currently right all
-    tutti tutte ogni contenuto testo""".split()
+    tutti tutte ogni contenuto testo qual""".split()
 )
 # Words that change what a step does, folded onto one token per meaning (first, last).
 _MODIFIERS = {word: label for word, label in lexicon.modifier_words().items() if label in ("first", "last")}

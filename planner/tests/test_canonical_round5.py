@@ -83,6 +83,27 @@ def key(text):
         ("crea la cartella progetti/sito", "mi prepari una nuova directory backup/2024?"),
         ("Create a folder called archive/2023", "I need a new directory at projects/website/assets"),
         ("qual è la media di 18, 24 e 30?", "mi fai la media tra 27, 28 e 30?"),
+        # a sentence that only says why, and openings that only ask politely
+        ("what's 15% of 200?", "what's 20 percent of 85? it's for a discount in my shop"),
+        ("what's 7 times 8?", "quick one, how much is 9 times 6?"),
+        ("qual è la media di 6, 7 e 9?", "che media fanno 5, 8, 10 e 7? sono i voti di un alunno"),
+        # the clock asked in other words; divisions and sums asked as what one gets
+        ("what time is it in Tokyo?", "hey, do you happen to know the time in Sydney right now?"),
+        ("scusi, che ora è a Londra?", "a Parigi che ore si sono fatte?"),
+        ("could you please tell me the time in London", "what does the clock say in New York right now?"),
+        ("mi dici quanto fa 120 diviso 8?", "se divido 90 per 6 quanto viene?"),
+        ("quanto fa 345 più 128?", "se sommo 56 e 89 cosa ottengo?"),
+        ("what's 250 divided by 5?", "if I split 900 into 4 equal parts, how much is each part?"),
+        # several steps said other ways
+        ("what time is it in Tokyo? write it down in t.txt", "check the time in Sydney and save it to s.txt"),
+        ("work out 120 * 3 and write the result in t.txt", "calculate 45 * 18 and put the answer into s.txt"),
+        ("calcola il 20% di 90 e scrivilo in a.txt", "quanto è il 15% di 40? salvalo in b.txt"),
+        (
+            "leggi le ultime 20 righe di a.log e salvale in c.txt",
+            "leggimi le ultime 5 righe di b.log e mettile in f.txt",
+        ),
+        ("read recipe.txt and remember it", "please read the file clients.txt and keep it in your memory"),
+        ("make a folder called archive and move old.csv into it", "create a 2023 folder and put taxes.pdf in there"),
         # a look at a file, and files put together
         ("read config.ini, then replace 'a=1' with 'a=2' in it", "check settings.cfg and then change 'b' to 'c' in it"),
         ("leggi a.txt e b.txt e unisci il contenuto in c.txt", "leggi in.md e fine.md e mettili insieme in libro.md"),
@@ -109,6 +130,9 @@ def test_fifth_round_paraphrases_share_one_key(learned, paraphrase):
         ("read todo.txt and save it to memory", "read todo.txt and save it to t.txt"),
         ("qual è il massimo tra 4, 19 e 7?", "cerca ERROR in logs/, massimo 10 risultati"),
         ("search for TODO in src/, show at most 5 matches", "search for TODO in src/"),
+        ("what is 17 * 23?", "what is 17 * 23? In binary."),  # a format is a modifier, even said apart
+        ("what's 15% of 200?", "what's 15% of 200? then delete a.txt"),
+        ("mettilo in archivio/", "mettilo in a.txt"),
     ],
 )
 def test_fifth_round_near_misses_do_not(learned, other):

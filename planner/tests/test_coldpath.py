@@ -156,6 +156,12 @@ def test_words_inside_the_quote_are_content_not_instructions(cold):
         ("what is the square root of 16?", "sqrt(16)"),
         ("2^10", "2**10"),
         ("calculate (3 + 4) * 2", "(3 + 4) * 2"),
+        # seen in a chat walk: these went to the model, which answered 18 and 17.23
+        ("add up 3, 9 and 27 for me", "sum([3, 9, 27])"),
+        ("tra 40, 17 e 22 qual è il minimo?", "min([40, 17, 22])"),
+        ("qual è il massimo tra 4, 19 e 7?", "max([4, 19, 7])"),
+        ("which is largest: 42, 7 or 19?", "max([42, 7, 19])"),
+        ("mi sommi 3, 9 e 27?", "sum([3, 9, 27])"),
     ],
 )
 def test_compute_builds_its_expression_from_the_numbers_and_the_operation(cold, text, expression):

@@ -78,6 +78,8 @@ def decision(text, workspace=None):
         ("mettimi in ordine alfabetico invitati.txt", "read_files"),
         ("put these in my task list: pack, book the taxi, call the hotel", "todo_update"),
         ("convert 12 inches to cm", "compute"),
+        ("add up 3, 9 and 27 for me", "compute"),
+        ("which is largest: 42, 7 or 19?", "compute"),
     ],
 )
 def test_a_named_object_goes_to_its_first_tool(text, tool):
