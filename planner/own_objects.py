@@ -108,7 +108,10 @@ _SHELL_COMMANDS = (
     r"go test|go build|ruff|mypy|tox"
 )
 # Commands that are also words ("make a new file", "free time"): only after run/execute.
-_SHELL_WORDS = r"make|node|tree|ps|free|env|cat|head|tail|echo|black|find|grep|sort|top"
+_SHELL_WORDS = (
+    r"make|node|tree|ps|free|env|cat|head|tail|echo|black|find|grep|sort|top|date|cal|hostname|who|id|touch|curl|"
+    r"ping|tar|chmod|stat|which|history|nproc|printenv|jq|htop|lscpu|lsblk"
+)
 _RUN = r"\b(?:run|execute|esegui|lancia|launch)\s+(?:the\s+command\s+|il\s+comando\s+)?"
 _SHELL = re.compile(
     rf"`[^`]+`|(?:^|{_RUN})(?:{_SHELL_COMMANDS})\b|{_RUN}(?:{_SHELL_WORDS})\b|"

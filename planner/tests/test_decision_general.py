@@ -79,6 +79,8 @@ def decision(text, workspace=None):
         ("put these in my task list: pack, book the taxi, call the hotel", "todo_update"),
         ("convert 12 inches to cm", "compute"),
         ("add up 3, 9 and 27 for me", "compute"),
+        ("run date", "run_shell"),  # went to the model, which said it cannot run anything
+        ("esegui il comando hostname", "run_shell"),
         ("which is largest: 42, 7 or 19?", "compute"),
     ],
 )
