@@ -65,6 +65,7 @@ _FOLDER_NAME = re.compile(
 EXTRA_TYPES = (
     ("command", spoken_values.COMMAND, "path"),
     ("quoted", spoken_values.REPLACED, "quoted"),
+    ("path", spoken_values.FOLDERS, "path"),
     ("path", _FOLDER_NAME, "path"),
     ("numbers", re.compile(rf"\[{P.NUMBER}(?:, {P.NUMBER})+\]"), "number"),  # planner.spelled's lists
     ("schedule", re.compile(rf"\bevery (?:{_UNITS})\b(?: at {_CLOCK}(?![\w:]))?"), "datetime"),
@@ -119,6 +120,7 @@ def modifiers(signature) -> frozenset[str]:
 
 def of(text: str, workspace: Path | None = None) -> Canonical:
     rewritten = _without_asides(spelled.rewrite(text, workspace), workspace)
+    rewritten = spoken_values.COUNTED_FOLDERS.sub("", rewritten)
     extraction = P.extract(rewritten, workspace, EXTRA_TYPES)
     return Canonical(rewritten, extraction, tokens(extraction, workspace))
 

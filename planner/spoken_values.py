@@ -59,3 +59,34 @@ class _Replaced:
 
 
 REPLACED = _Replaced()
+
+
+# Folders named in a list after their plural noun: «crea le cartelle musica e video», "make the
+# folders src, tests and docs", «due nuove cartelle: lavoro e svago».
+_NAME = (
+    r"(?<![\w./-])(?!(?:a|an|the|new|and|e|ed|or|o|in|into|inside|dentro|nella|nel|con|with|called|named|chiamate)"
+    r"(?![\w./-]))[\w][\w./-]*(?<![./])"
+)
+_FOLDER_LIST = re.compile(
+    r"\b(?:folders|directories|dirs|cartelle)(?:\s+(?:called|named|chiamate|di nome))?\s*:?\s+"
+    rf"({_NAME}(?:\s*,\s*{_NAME})*\s*,?\s+(?:and|e|ed)\s+{_NAME})(?![\w/])",
+    re.IGNORECASE,
+)
+# The count before such a list says nothing the names do not: «due nuove cartelle: lavoro e svago».
+COUNTED_FOLDERS = re.compile(
+    r"\b(?:\d+|two|three|four|five|due|tre|quattro|cinque)\s+(?=(?:new\s+|nuove\s+)?(?:folders|directories|cartelle)\b"
+    rf"(?:\s+(?:called|named|chiamate|di nome))?\s*:?\s+{_NAME}(?:\s*,\s*{_NAME})*\s*,?\s+(?:and|e|ed)\s)",
+    re.IGNORECASE,
+)
+
+
+class _Folders:
+    """Each folder of such a list, as a path value."""
+
+    def finditer(self, text: str):
+        for match in _FOLDER_LIST.finditer(text):
+            for name in re.finditer(_NAME, match.group(1), re.IGNORECASE):
+                yield _Found(name.group(0), match.start(1) + name.start())
+
+
+FOLDERS = _Folders()

@@ -6,7 +6,8 @@ search "search for X", while "which files mention X" asks for files; "check a.cf
 bare command ("run df -h") and the bare texts of a replacement ("replace localhost with 10.0.0.5")
 are values; "save it to memory" remembers, "write the number to n.txt" writes a count; «massimo
 10 risultati» is a limit; a search's "show" shows the search; a sentence that only says why ("it's
-for my shop") is not part of the request; "in binary" is a modifier; «se divido 90 per 6» divides. Keys
+for my shop") is not part of the request; "in binary" is a modifier; «se divido 90 per 6» divides;
+the folders of a list are values («crea le cartelle musica e video»). Keys
 move with it, so every remembered plan is re-keyed from its example request (planner.memory.rekey),
 as 0013 did; one that cannot be is retired. Safe on an empty database; a second run changes nothing."""
 

@@ -104,6 +104,9 @@ def key(text):
         ),
         ("read recipe.txt and remember it", "please read the file clients.txt and keep it in your memory"),
         ("make a folder called archive and move old.csv into it", "create a 2023 folder and put taxes.pdf in there"),
+        # folders named in a list after their noun, with or without their count
+        ("crea le cartelle musica e video", "fammi due nuove cartelle: lavoro e svago"),
+        ("create the folders src, tests and docs", "make 3 new folders: lib, bin and out"),
         # a look at a file, and files put together
         ("read config.ini, then replace 'a=1' with 'a=2' in it", "check settings.cfg and then change 'b' to 'c' in it"),
         ("leggi a.txt e b.txt e unisci il contenuto in c.txt", "leggi in.md e fine.md e mettili insieme in libro.md"),
@@ -133,6 +136,8 @@ def test_fifth_round_paraphrases_share_one_key(learned, paraphrase):
         ("what is 17 * 23?", "what is 17 * 23? In binary."),  # a format is a modifier, even said apart
         ("what's 15% of 200?", "what's 15% of 200? then delete a.txt"),
         ("mettilo in archivio/", "mettilo in a.txt"),
+        ("crea le cartelle musica e video", "crea le cartelle musica, video e foto"),  # three are not two
+        ("create the folders a and b", "delete the folders a and b"),
     ],
 )
 def test_fifth_round_near_misses_do_not(learned, other):
@@ -168,3 +173,10 @@ def test_a_bare_command_and_the_texts_of_a_bare_replacement_are_values():
 def test_a_folder_named_like_a_format_stays_a_folder():
     assert spelled.rewrite("cerca ERROR nella cartella logs") == "cerca ERROR nella cartella logs"
     assert spelled.rewrite("list the PDFs in docs/") == "list the *.pdf files in docs/"
+
+
+def test_the_folders_of_a_list_are_values_and_the_words_around_them_are_not():
+    values = lambda text: [(v.type, v.text) for v in canonical.of(text).extraction.values]  # noqa: E731
+    assert values("create folders a/b and c") == [("path", "a/b"), ("path", "c")]
+    assert values("fammi due nuove cartelle: lavoro e svago") == [("path", "lavoro"), ("path", "svago")]
+    assert values("crea le cartelle e i file") == []
