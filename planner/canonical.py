@@ -333,6 +333,8 @@ def tokens(extraction: P.Extraction, workspace: Path | None = None) -> tuple[str
         resolved = [t for t in resolved if t != "v:find"]  # "how many lines does a.md contain": no search
     if "v:find" in resolved and {"<quoted>", "<identifier>"} & set(slots):  # the lines that mention X: a search
         resolved = [t for t in resolved if t != "o:lines"]
+    if {"m:first", "m:last", "m:less"} & set(resolved):  # "list only the first 5 files": the range says which
+        resolved = [t for t in resolved if t != "v:filter"]
     # An expression written out is a computation, whatever the verb, and so are numbers with a
     # function or a percentage: «calcola il 22 per cento di 1250» is «quanto è il 15% di 300».
     # Asked of numbers alone, "find the mean of …", «se a 1000 tolgo 275» and "which number is

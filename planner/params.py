@@ -306,7 +306,7 @@ def parametrize(plan: dict, extraction: Extraction) -> tuple[dict, dict[str, dic
                 continue
             twins = sorted((other for other in values if other.text == v.text), key=lambda other: other.index)
             verbatim = text.replace(" ", "") in extraction.text.replace(" ", "")  # a twin: "what's 12 * 12?"
-            if len(twins) > 1 and not (v.type == "number" and len(spots) == len(twins) and verbatim):
+            if len(twins) > 1 and not (v.type in ("number", "op") and len(spots) == len(twins) and verbatim):
                 raise NotLearnable(f"{v.text!r} appears more than once in the request")
             for at, twin in reversed(list(zip(spots, twins if len(twins) > 1 else [v] * len(spots), strict=True))):
                 out = out[:at] + f"${{PARAM:{twin.name}}}" + out[at + len(v.text) :]

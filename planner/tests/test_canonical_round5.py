@@ -107,6 +107,20 @@ def key(text):
         # folders named in a list after their noun, with or without their count
         ("crea le cartelle musica e video", "fammi due nuove cartelle: lavoro e svago"),
         ("create the folders src, tests and docs", "make 3 new folders: lib, bin and out"),
+        # a range says which ("only" adds nothing); other verbs for a look, a search, a removal
+        ("list only the first 5 files in photos/", "just the first 12 files in music/ please"),
+        ("first 10 lines of notes.txt please", "could I see the first 3 lines of diary.txt?"),
+        ("locate all the *.jpg files in pictures/", "track down the *.png files in screenshots/"),
+        ("trova i file *.jpg in immagini/", "scovami i *.png in catture/"),
+        ("elimina prova.txt", "levami di mezzo appunti_vecchi.txt"),
+        (
+            "read the first 10 lines of a.log and save them to h.txt",
+            "grab the first 25 lines of b.log and write them to p.txt",
+        ),
+        ("what's the date in Tokyo today?", "what day of the month is it in Sydney now?"),
+        ("che ore sono a San Paolo?", "mi dici l'ora di Buenos Aires?"),
+        ("what's 5 * 5 * 5", "what's 4 x 4 x 4"),
+        ("quanto fa 9 per 7? è per i compiti di mia nipote", "scusa, 12 per 11 quanto fa?"),
         # a look at a file, and files put together
         ("read config.ini, then replace 'a=1' with 'a=2' in it", "check settings.cfg and then change 'b' to 'c' in it"),
         ("leggi a.txt e b.txt e unisci il contenuto in c.txt", "leggi in.md e fine.md e mettili insieme in libro.md"),
