@@ -227,3 +227,21 @@ def test_a_banned_plan_or_another_users_entry_is_never_served_and_an_expired_ban
     Fastpath.objects.filter(pk=entry.pk).update(owner_id=other.pk)
     served = memory.lookup(Probe.of("what's in notes/?", workspace, other.pk + 1), catalog())
     assert served is None or served.entry.pk != entry.pk, "another user's entry is not this one's memory"
+
+
+def test_the_clock_serves_the_calendar_with_its_answer_made_from_the_result(workspace):
+    entry = remember(workspace, "what time is it in Tokyo?", ("get_time", {"tz": "Asia/Tokyo"}))
+    Fastpath.objects.filter(pk=entry.pk).update(plan={**entry.plan, "final_message": "${step1.time}"})
+    Autopath.objects.all().delete()
+    served = recall(workspace, "what's the date in Sydney?")
+    assert served is not None and served.stage == 1
+    assert [(s.tool, s.args) for s in served.plan.steps] == [("get_time", {"tz": "Australia/Sydney"})]
+    assert served.plan.final_message == "", "the time alone would not answer the date"
+    assert recall(workspace, "what time is it in Sydney?").plan.final_message == "${step1.time}"
+
+
+def test_a_plan_that_keeps_one_part_of_the_clock_never_serves_the_other(workspace):
+    write = ("write_files", {"path": "t.txt", "content": "${step1.time}"})
+    remember(workspace, "what time is it in Tokyo? write it in t.txt", ("get_time", {"tz": "Asia/Tokyo"}), write)
+    assert recall(workspace, "what time is it in Rome? write it in r.txt") is not None
+    assert recall(workspace, "what's the date in Rome? write it in d.txt") is None
