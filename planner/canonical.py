@@ -65,6 +65,7 @@ _FOLDER_NAME = re.compile(
 EXTRA_TYPES = (
     ("command", spoken_values.COMMAND, "path"),
     ("quoted", spoken_values.REPLACED, "quoted"),
+    ("quoted", spoken_values.SEARCHED_WORD, "quoted"),
     ("path", spoken_values.FOLDERS, "path"),
     ("path", _FOLDER_NAME, "path"),
     ("numbers", re.compile(rf"\[{P.NUMBER}(?:, {P.NUMBER})+\]"), "number"),  # planner.spelled's lists

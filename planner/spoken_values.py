@@ -90,3 +90,12 @@ class _Folders:
 
 
 FOLDERS = _Folders()
+
+
+# A bare word searched for: "look up the word deadline in plans.md", "does contract.txt mention
+# penalty anywhere?", «cerca la parola scadenza». A word in capitals is an identifier already.
+SEARCHED_WORD = re.compile(
+    r"(?:(?<=\bthe word )|(?<=\bthe term )|(?<=\bla parola )|(?<=\bil termine )|(?<=\bmention )|(?<=\bmentions )"
+    r"|(?<=\bmenziona )|(?<=\bmenzionano )|(?<=\bcita )|(?<=\bcitano ))"
+    r"(?!(?:the|a|an|any|it|them|this|that|of|il|la|lo|le|gli|un|una|questo|quella)\b)([a-z][a-z-]*[a-z])\b(?![./])"
+)

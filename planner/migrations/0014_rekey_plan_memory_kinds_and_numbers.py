@@ -8,7 +8,9 @@ are values; "save it to memory" remembers, "write the number to n.txt" writes a 
 10 risultati» is a limit; a search's "show" shows the search; a sentence that only says why ("it's
 for my shop") is not part of the request; "in binary" is a modifier; «se divido 90 per 6» divides;
 the folders of a list are values («crea le cartelle musica e video»); "only the first 5" is the
-range alone; "track down", «scovami», «levami di mezzo», "could I see", "day of the month". Keys
+range alone; "track down", «scovami», «levami di mezzo», "could I see", "day of the month"; the
+clock and the calendar share a key (planner.memory.probe.admit); a bare word after "the word" or
+"mention" is searched for as a quoted one is. Keys
 move with it, so every remembered plan is re-keyed from its example request (planner.memory.rekey),
 as 0013 did; one that cannot be is retired. Safe on an empty database; a second run changes nothing."""
 

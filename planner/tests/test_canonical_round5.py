@@ -121,6 +121,9 @@ def key(text):
         ("che ore sono a San Paolo?", "mi dici l'ora di Buenos Aires?"),
         ("what's 5 * 5 * 5", "what's 4 x 4 x 4"),
         ("quanto fa 9 per 7? è per i compiti di mia nipote", "scusa, 12 per 11 quanto fa?"),
+        # a bare word searched for is a value, as a quoted one is
+        ("look up the word deadline in plans.md", "does contract.txt mention penalty anywhere?"),
+        ("cerca la parola scadenza in note.md", "cerca 'rata' in mutuo.md"),
         # a look at a file, and files put together
         ("read config.ini, then replace 'a=1' with 'a=2' in it", "check settings.cfg and then change 'b' to 'c' in it"),
         ("leggi a.txt e b.txt e unisci il contenuto in c.txt", "leggi in.md e fine.md e mettili insieme in libro.md"),
