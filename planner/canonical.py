@@ -333,8 +333,8 @@ def tokens(extraction: P.Extraction, workspace: Path | None = None) -> tuple[str
     if "f:append" in resolved and "v:write" not in resolved:  # appending is writing («add … to»)
         at = resolved.index("f:append") + 1
         resolved = [*resolved[:at], "v:write", *resolved[at:]]
-    if "v:count" in resolved and not {"<quoted>", "<identifier>"} & set(slots):
-        resolved = [t for t in resolved if t != "v:find"]  # "how many lines does a.md contain": no search
+    if "v:count" in resolved:  # "how many lines does a.md contain": no search; "count the TODOs": the search counted
+        resolved = [t for t in resolved if t != "v:find"]
     if "v:find" in resolved and {"<quoted>", "<identifier>"} & set(slots):  # the lines that mention X: a search
         resolved = [t for t in resolved if t != "o:lines"]
     if {"m:first", "m:last", "m:less"} & set(resolved):  # "list only the first 5 files": the range says which

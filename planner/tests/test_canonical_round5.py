@@ -121,6 +121,15 @@ def key(text):
         ("che ore sono a San Paolo?", "mi dici l'ora di Buenos Aires?"),
         ("what's 5 * 5 * 5", "what's 4 x 4 x 4"),
         ("quanto fa 9 per 7? è per i compiti di mia nipote", "scusa, 12 per 11 quanto fa?"),
+        # a text counted is its search counted, however the count is asked and written
+        (
+            "count the TODOs in src/ and write the number to a.txt",
+            "search for FIXME in lib/ and write the number of matches to b.txt",
+        ),
+        (
+            "count occurrences of FIXME in lib/ and save the count in c.txt",
+            "how many TODO are there in src/? write the number to d.txt",
+        ),
         # a bare word searched for is a value, as a quoted one is
         ("look up the word deadline in plans.md", "does contract.txt mention penalty anywhere?"),
         ("cerca la parola scadenza in note.md", "cerca 'rata' in mutuo.md"),
