@@ -334,7 +334,7 @@ def tokens(extraction: P.Extraction, workspace: Path | None = None) -> tuple[str
         at = resolved.index("f:append") + 1
         resolved = [*resolved[:at], "v:write", *resolved[at:]]
     if "v:count" in resolved:  # "how many lines does a.md contain": no search; "count the TODOs": the search counted
-        resolved = [t for t in resolved if t != "v:find"]
+        resolved = ["v:count" if t == "v:find" else t for t in resolved]
     if "v:find" in resolved and {"<quoted>", "<identifier>"} & set(slots):  # the lines that mention X: a search
         resolved = [t for t in resolved if t != "o:lines"]
     if {"m:first", "m:last", "m:less"} & set(resolved):  # "list only the first 5 files": the range says which
