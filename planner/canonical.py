@@ -123,13 +123,13 @@ def modifiers(signature) -> frozenset[str]:
 
 
 def of(text: str, workspace: Path | None = None) -> Canonical:
-    rewritten = _without_asides(spelled.rewrite(text, workspace), workspace)
+    rewritten = without_asides(spelled.rewrite(text, workspace), workspace)
     rewritten = spoken_values.COUNTED_FOLDERS.sub("", rewritten)
     extraction = P.extract(rewritten, workspace, EXTRA_TYPES)
     return Canonical(rewritten, extraction, tokens(extraction, workspace))
 
 
-def _without_asides(text: str, workspace: Path | None) -> str:
+def without_asides(text: str, workspace: Path | None) -> str:
     """The request without its sentences that only say why ("what's 20% of 85? it's for my shop",
     «quanto fa 9 per 7? è per i compiti di mia nipote»): no verb, object, modifier or value in them.
     "In binary." is a modifier (m:format), so it stays."""

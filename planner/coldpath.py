@@ -102,7 +102,7 @@ def plan_for(text: str, *, candidates: list[Executor], workspace: Path | None) -
     """The one-step plan the request fully types, or None (the proposer plans). The intent is read
     from the request's own words with quoted text left out: "salva 'compra il latte'" asks to
     save, whatever the quote says."""
-    text = _PUT_TEXT.sub("crea", text)
+    text = canonical.without_asides(_PUT_TEXT.sub("crea", text), workspace)  # "… it's for my shop": why, not what
     text = copies.INTO_FOLDER.sub(lambda m: f"in {m.group('name')}/", text)  # «in una cartella nuova, definitivi»
     req = request_of(text, workspace)
     context = CONTEXT.match(text)

@@ -162,6 +162,7 @@ def test_words_inside_the_quote_are_content_not_instructions(cold):
         ("qual è il massimo tra 4, 19 e 7?", "max([4, 19, 7])"),
         ("which is largest: 42, 7 or 19?", "max([42, 7, 19])"),
         ("mi sommi 3, 9 e 27?", "sum([3, 9, 27])"),
+        ("what's 20 percent of 85? it's for a discount in my shop", "20 * 85 / 100"),  # the model said "1"
     ],
 )
 def test_compute_builds_its_expression_from_the_numbers_and_the_operation(cold, text, expression):
