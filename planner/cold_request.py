@@ -30,7 +30,7 @@ _KNOWN_WORDS = (
     + " two three four five due tre quattro cinque folders directories cartelle sottocartelle subfolders"
     + " name names nomi scritto scritta also too anche ancora still word parola left rimasti rimaste adesso ora"
     + " comment comments commento commenti title titolo heading intestazione same stessa stesso folder cartella"
-    + " ok allora quindi new nuova nuovo"
+    + " ok allora quindi new nuova nuovo make"
 )  # fmt: skip
 _KNOWN_STEMS = frozenset(min(stems(w)) for w in words(_KNOWN_WORDS)) | {"c'e"}
 

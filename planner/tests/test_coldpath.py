@@ -76,6 +76,7 @@ def cold(cat, workspace):
         ("make a directory called logs", [("make_dirs", {"paths": ["logs"]})]),
         ("create two folders: src and tests", [("make_dirs", {"paths": ["src", "tests"]})]),
         ("crea le cartelle foto e video", [("make_dirs", {"paths": ["foto", "video"]})]),
+        ("make the folders work and play", [("make_dirs", {"paths": ["work", "play"]})]),  # went to the model
         (
             "crea le cartelle scuola/matematica e scuola/storia",
             [("make_dirs", {"paths": ["scuola/matematica", "scuola/storia"]})],
