@@ -102,6 +102,10 @@ class Canonical:
         return key(self.tokens)
 
 
+# The clock and the calendar: get_time answers both.
+CLOCK = frozenset({"o:time", "o:date"})
+
+
 def key(tokens: tuple[str, ...]) -> str:
     """Stage 1's fingerprint (see the module's docstring). The clock and the calendar share one:
     get_time answers both, and a plan whose answer picks one is served the other with its answer
@@ -350,11 +354,11 @@ def tokens(extraction: P.Extraction, workspace: Path | None = None) -> tuple[str
         dropped = {"v:compute", *(("v:find", "m:if", "o:numbers" if functions else "") if numeric else ())}
         resolved = [t for t in resolved if t not in dropped]
     # «guarda che ore sono», "what's the clock showing in Toronto": a look at the clock is the clock
-    clock = {"o:time", "o:date"} & set(resolved) and not set(slots) & {"<file>", "<dir>", "<glob>", "<url>"}
+    clock = CLOCK & set(resolved) and not set(slots) & {"<file>", "<dir>", "<glob>", "<url>"}
     resolved = [
         t
         for t, after in zip(resolved, [*resolved[1:], ""], strict=False)  # (a request of stop-words: none)
-        if not (t in ("v:read", "v:show") and (clock or after in ("o:time", "o:date")))
+        if not (t in ("v:read", "v:show") and (clock or after in CLOCK))
     ]
     if {"v:list", "v:find", "v:count"} & set(resolved):  # listing, finding, counting: of files
         resolved = [t for t in resolved if t != "o:files"]

@@ -1,7 +1,9 @@
 """Values a request gives without marking them, which only plan memory extracts (planner.canonical's
-extra types): the command after "run" («esegui git status», "execute `uptime` in the shell") and
-the two texts of a replacement written bare ("replace localhost with 10.0.0.5 in a.ini", «cambia
-bozza in finale»). Each is a value like a quoted one, so a plan learned with one serves another."""
+extra types): the command after "run" («esegui git status», "execute `uptime` in the shell"), the
+two texts of a replacement written bare ("replace localhost with 10.0.0.5 in a.ini", «cambia bozza
+in finale»), the folders of a list («crea le cartelle musica e video») and a bare word searched for
+("does contract.txt mention penalty?"). Each is a value like a quoted one or a path, so a plan
+learned with one serves another."""
 
 from __future__ import annotations
 

@@ -169,9 +169,6 @@ def bind(plan: dict, values: dict[str, Any]) -> dict:
             "fillers": one(plan.get("fillers", {}))}  # fmt: skip
 
 
-_CLOCK = frozenset({"o:time", "o:date"})
-
-
 def admit(entry, probe_: Probe, catalog: Catalog, *, stage: int, cosine: float) -> tuple[Plan, dict] | None:
     """The entry's plan bound to the probe's values when every guard holds, else None. At every
     stage and any cosine: the same modifiers (planner.canonical.modifiers: "all but the first 3
@@ -196,7 +193,8 @@ def admit(entry, probe_: Probe, catalog: Catalog, *, stage: int, cosine: float) 
     if unjustified(entry.plan, probe_.masked, catalog, quoted_values(probe_.values)):
         return None
     bound = bind(entry.plan, values)
-    if _CLOCK & set(entry.signature) != _CLOCK & set(probe_.signature):  # "what year is it?" after "what time is it?"
+    # "what year is it?" after "what time is it?": the same question of the clock
+    if canonical.CLOCK & set(entry.signature) != canonical.CLOCK & set(probe_.signature):
         if [step.get("tool") for step in bound["steps"]] != ["get_time"]:
             return None  # a later step may keep one part of it ("write the time to t.txt")
         bound["final_message"] = ""  # the answer made from get_time's result, which says both
