@@ -28,8 +28,10 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import zoneinfo
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from planner import lexicon, object_kinds, spelled, spoken_values
@@ -115,7 +117,12 @@ def key(tokens: tuple[str, ...]) -> str:
     kinds = Counter(_kind(t) for t in slots)
     order: list[str] = []
     for t in tokens:
-        if (t.startswith("v:") or (t.startswith("<") and kinds[_kind(t)] > 1)) and order[-1:] != [t]:
+        # each verb once, where it first comes («conta gli elementi … e metti il numero in n.txt»)
+        if t.startswith("v:") and t in order:
+            continue
+        # with two numbers, where each stands: "from line 100, 50 lines" is not "100 lines from line 50"
+        ranged = t.startswith("m:") and kinds["number"] > 1
+        if (t.startswith("v:") or ranged or (t.startswith("<") and kinds[_kind(t)] > 1)) and order[-1:] != [t]:
             order.append(t)
     shape = [sorted({t for t in tokens if not t.startswith("<")}), sorted(slots), order]
     return hashlib.sha256(json.dumps(shape).encode()).hexdigest()
@@ -166,7 +173,13 @@ def _slot(value: P.Value, workspace: Path | None = None) -> str:
             return "<dir>"
         if target.is_file():
             return "<file>"
-    return "<path>"
+    # a time zone ("what time is it in Tokyo?" reads "… in Asia/Tokyo") is not a place in the workspace
+    return "<tz>" if value.text in _zones() else "<path>"
+
+
+@lru_cache(maxsize=1)
+def _zones() -> frozenset[str]:
+    return frozenset(zoneinfo.available_timezones())
 
 
 def _raw(extraction: P.Extraction, workspace: Path | None = None) -> list[str]:
@@ -304,9 +317,14 @@ def _shown(tokens_: list[str], slots: set[str]) -> list[str]:
     page = "<url>" in slots and not {"<file>", "<dir>", "<glob>", "<path>"} & slots
     shown = "v:find" if kind else "v:list" if folder else "v:fetch" if page else "v:read"
     out = []
-    for t in tokens_:
-        if t == "v:show" or (t == "v:read" and shown in ("v:list", "v:fetch")) or (t == "v:list" and kind):
-            t = shown
+    for index, t in enumerate(tokens_):
+        # a later step of several shows what it names: "move a.md there and show me what's in b/"
+        later = shown
+        if t in ("v:show", "v:read") and sum(u.startswith("v:") for u in tokens_) > 1:
+            after = next((u for u in tokens_[index + 1 :] if u.startswith("<") or u.startswith("v:")), "")
+            later = "v:list" if after == "<dir>" and "<glob>" not in slots else shown
+        if t == "v:show" or (t == "v:read" and later in ("v:list", "v:fetch")) or (t == "v:list" and kind):
+            t = later
         if t != ROOT:
             out.append(t)
     return out
@@ -326,14 +344,21 @@ def tokens(extraction: P.Extraction, workspace: Path | None = None) -> tuple[str
         token = table.get(following, token if token.startswith("v:") else table.get("*", token))
         if token:
             pairs_.append((token, word))
+    for i in range(len(pairs_) - 1):  # "save the output of 'df -h' to d.txt": it runs, then it is written
+        if pairs_[i][0] == "v:write" and pairs_[i + 1][0] == "v:run" and "output" in pairs_[i + 1][1]:
+            pairs_[i], pairs_[i + 1] = pairs_[i + 1], pairs_[i]
     slots = [t for t, _ in pairs_ if t.startswith("<")]
     if any(t == "v:find" for t, _ in pairs_) and {"<quoted>", "<identifier>"} & set(slots):
         pairs_ = [(t, w) for t, w in pairs_ if t != "v:show"]  # "search for X, show at most 5": the search shows
+    if {"m:first", "m:last", "m:less"} & {t for t, _ in pairs_}:  # "list only the first 5 files": the range says which
+        pairs_ = [(t, w) for t, w in pairs_ if t != "v:filter"]
     resolved = _shown(_asked(pairs_, set(slots)), set(slots))
     if "v:create" in resolved and {"<file>", "<quoted>"} <= set(slots):  # "create a.txt with 'hello'" writes it
         resolved = ["v:write" if t == "v:create" else t for t in resolved]
     if "p:end" in resolved and {"v:write", "f:append"} & set(resolved):  # writing at the end is appending
         resolved = ["f:append" if t == "p:end" else t for t in resolved if t != "f:append"]
+    if "v:remember" in resolved:  # "save what it says to memory" remembers it
+        resolved = [t for t in resolved if t != "v:write"]
     if "f:append" in resolved and "v:write" not in resolved:  # appending is writing («add … to»)
         at = resolved.index("f:append") + 1
         resolved = [*resolved[:at], "v:write", *resolved[at:]]
@@ -341,8 +366,6 @@ def tokens(extraction: P.Extraction, workspace: Path | None = None) -> tuple[str
         resolved = ["v:count" if t == "v:find" else t for t in resolved]
     if "v:find" in resolved and {"<quoted>", "<identifier>"} & set(slots):  # the lines that mention X: a search
         resolved = [t for t in resolved if t != "o:lines"]
-    if {"m:first", "m:last", "m:less"} & set(resolved):  # "list only the first 5 files": the range says which
-        resolved = [t for t in resolved if t != "v:filter"]
     # An expression written out is a computation, whatever the verb, and so are numbers with a
     # function or a percentage: «calcola il 22 per cento di 1250» is «quanto è il 15% di 300».
     # Asked of numbers alone, "find the mean of …", «se a 1000 tolgo 275» and "which number is

@@ -151,6 +151,12 @@ STEP_KINDS: dict[str, tuple[str, ...]] = {
     "share": ("share",),
     "compress": ("compress",),
     "undo": ("undo",),
+    # plan memory's own operations (OPERATION_TOOLS); pausing and resuming use one tool with
+    # opposite arguments, so neither is ever the other's plan
+    "remember": ("remember",),
+    "schedule": ("schedule",),
+    "pause": ("pause",),
+    "resume": ("resume",),
 }
 
 

@@ -29,7 +29,7 @@ from typing import Any
 from planner import lexicon
 from planner.intent import _OBJECT_PHRASES, _OBJECT_STEMS, _VERB_PHRASES, _VERB_STEMS
 from planner.plan import PLACEHOLDER
-from planner.text import STOPWORDS, fold, stems
+from planner.text import STOPWORDS, fold, may_name_a_place, stems
 
 _MONTHS = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?|sep(?:t(?:ember)?)?"
@@ -154,7 +154,7 @@ def extract(text: str, workspace: Path | None = None, extra: tuple = ()) -> Extr
     if workspace is not None:  # a plain word that names something in the workspace is a path
         for match in re.finditer(r"(?<![\w./-])[\w-]{2,}(?![\w/])", text):
             word = match.group(0)
-            if free(*match.span()) and fold(word) not in STOPWORDS and (workspace / word).exists():
+            if free(*match.span()) and may_name_a_place(text, *match.span()) and (workspace / word).exists():
                 taken.append((match.start(), match.end(), "path", word))
     taken.sort()
     counters: Counter[str] = Counter()
@@ -176,9 +176,8 @@ def extract(text: str, workspace: Path | None = None, extra: tuple = ()) -> Extr
 _HYPHENATED = re.compile(r"(?<![\w./-])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+(?![\w/-]|\.\w)")
 _COMPOUNDS = frozenset(
     "well-known real-time long-term short-term self-hosted step-by-step day-to-day end-to-end year-end "
-    "state-of-the-art open-source non-empty read-only full-text multi-step one-off high-level low-level "
-    "first-class third-party so-called left-hand right-hand all-time part-time full-time case-sensitive "
-    "case-insensitive".split()
+    "state-of-the-art open-source non-empty read-only full-text multi-step one-off high-level low-level first-class "
+    "third-party so-called left-hand right-hand all-time part-time full-time case-sensitive case-insensitive".split()
 )
 _TENS = re.compile(r"^(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)-")
 

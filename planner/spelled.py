@@ -155,8 +155,8 @@ def _spell_numbers(gap: str, operator_words: frozenset[str], counted: frozenset[
         if end - run == 1 and first in articles and not beside_operator:
             index = end
             continue
-        # «quattro, otto e quindici»: a word after a number and a comma is listed with it
-        listed = re.search(r"([^\W\d_]+|\d+)\s*,\s*$", before)
+        # «quattro, otto e quindici»: a word after a number and a comma (or «e», "and") is listed with it
+        listed = re.search(r"([^\W\d_]+|\d+)(?:\s*,|\s+(?:and|or|e|ed|o))\s*$", before)
         listed = bool(listed) and (listed.group(1).isdigit() or number(listed.group(1)) is not None)
         if end - run == 1 and first in ambiguous and not (beside_operator or listed or next_word in counted):
             index = end
@@ -215,7 +215,7 @@ _LISTED = rf"{_NUMBER}(?![\w/]|\.\w)"
 _STATISTIC = (
     r"\b(?:mean|average|avg|media|median|mediana|sum|total|somma|sommi|sommami|totale|in totale|add up|max|maximum"
     r"|largest|biggest|highest|massimo|min|minimum|smallest|lowest|minimo|greatest|piu grande|piu piccolo"
-    r"|maggiore|minore)\b"
+    r"|maggiore|minore|standard deviation|std dev|stdev|stddev|deviazione standard|scarto quadratico medio)\b"
 )
 _NUMBERS = rf"({_LISTED}(?:(?:\s*,\s*(?:(?:and|e|ed|or|o|oppure)\s+)?|\s+(?:and|e|ed|or|o|oppure)\s+|\s+){_LISTED})+)"
 _LIST = re.compile(rf"{_STATISTIC}[^\d\[\]\n]{{0,40}}?(?<![\w./-]){_NUMBERS}", re.IGNORECASE)
@@ -276,7 +276,8 @@ def _quote_fact(text: str) -> str:
     if _QUOTED.search(text):
         return text
     facts = alternation(lexicon.data()["facts"])
-    match = re.match(rf"^(\W*(?:please\s+|per favore\s+)?(?:{facts})\s+)(.+?)([\s.!?]*)$", text, re.IGNORECASE | re.S)
+    polite = r"(?:(?:please|per favore|puoi|potresti|can you|could you|would you|mi raccomando)\s+)*"
+    match = re.match(rf"^(\W*{polite}(?:{facts})\s+)(.+?)([\s.!?]*)$", text, re.IGNORECASE | re.S)
     if match is None:
         return text
     return f"{match.group(1)}«{match.group(2)}»{match.group(3)}"

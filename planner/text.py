@@ -27,6 +27,23 @@ STOPWORDS = frozenset(
     """.split()
 )
 
+# Words that ask the clock ("what time is it?", «la data di oggi»), not a folder named time/ or data/:
+# the text before and after the word, joined by "#".
+_CLOCK_WORDS = frozenset({"time", "date", "ora", "data", "orario", "giorno", "day", "weekday"})
+_CLOCK_ASKED = re.compile(
+    r"\b(?:what|what's|whats|which|current|che|quale|qual|today's|todays)\s*#"
+    r"|#\s*(?:is it|di oggi|odierna|today|now|adesso)\b"
+)
+
+
+def may_name_a_place(text: str, start: int, end: int) -> bool:
+    """Whether a plain word of a request may be the name of a file or folder it has
+    (planner.params.extract): not a stop-word, nor a word that asks the clock."""
+    word = fold(text[start:end])
+    if word in STOPWORDS:
+        return False
+    return word not in _CLOCK_WORDS or not _CLOCK_ASKED.search(fold(text[:start]) + "#" + fold(text[end:]))
+
 
 def whole(patterns: str) -> re.Pattern:
     """A regex of alternatives that match only as whole words (a hyphen counts as part of a word)."""
