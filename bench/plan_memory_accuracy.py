@@ -73,9 +73,20 @@ def named_paths(case: dict) -> set[str]:
 
     walk(case.get("plan", {}))
     walk(case.get("expect_args", {}))
-    for text in (case["learn"], case["probe"]):
+    requests = (case["learn"], case["probe"])
+    for text in requests:
         found |= {v.text for v in P.extract(text).values if v.type == "path"}
+    # A shell command's arguments that a request names are places the command ran on ("find videos
+    # -size +500M" for "find files in videos bigger than 500MB"): the user's workspace holds them.
+    said = {w.lower() for text in requests for w in re.findall(r"[\w./-]+", text)}
+    for command in commands(case):
+        found |= {w for w in re.findall(r"(?<![\w./-])[A-Za-z][\w./-]*", command) if w.lower() in said and w[0] != "-"}
     return found
+
+
+def commands(case: dict) -> list[str]:
+    steps = [s.get("args", {}) for s in case.get("plan", {}).get("steps", [])]
+    return [a["command"] for a in [*steps, *case.get("expect_args", {}).values()] if isinstance(a.get("command"), str)]
 
 
 def make_workspace(case: dict) -> Path:

@@ -64,6 +64,8 @@ def places(tmp_path: Path) -> Path:
         ("scarica https://a.example/d.json e salvalo in dati/d.json",
          "prendi https://b.example/prices e scrivi la risposta in cache/p.json"),
         ("pause the recurring task daily-backup", "suspend the nightly-sync job for now"),
+        # a kind of file as "ones"
+        ("list every file in docs except the pdfs", "show all files in music except the docx ones"),
     ],
 )  # fmt: skip
 def test_a_paraphrase_has_the_learned_requests_key(places, learned, paraphrase):
