@@ -85,7 +85,9 @@ def named_paths(case: dict) -> set[str]:
 
 
 def commands(case: dict) -> list[str]:
-    steps = [s.get("args", {}) for s in case.get("plan", {}).get("steps", [])]
+    plans = case.get("plan", {})  # a shadow stream's workspace is one case of all its plans (a list)
+    plans = plans if isinstance(plans, list) else [plans]
+    steps = [s.get("args", {}) for plan in plans for s in plan.get("steps", [])]
     return [a["command"] for a in [*steps, *case.get("expect_args", {}).values()] if isinstance(a.get("command"), str)]
 
 
