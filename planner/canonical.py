@@ -28,15 +28,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import zoneinfo
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 from planner import lexicon, object_kinds, spelled, spoken_values
 from planner import params as P
-from planner.canonical_data import ROOT, _Data
+from planner.canonical_data import EVERY, ROOT, _Data, zones
 from planner.canonical_data import data as _data
 from planner.intent import _OBJECT_STEMS, _VERB_STEMS
 from planner.text import STOPWORDS, fold, stems
@@ -68,6 +66,7 @@ EXTRA_TYPES = (
     ("command", spoken_values.COMMAND, "path"),
     ("quoted", spoken_values.REPLACED, "quoted"),
     ("quoted", spoken_values.SEARCHED_WORD, "quoted"),
+    ("identifier", spoken_values.TASK_NAME, "identifier"),
     ("path", spoken_values.FOLDERS, "path"),
     ("path", _FOLDER_NAME, "path"),
     ("numbers", re.compile(rf"\[{P.NUMBER}(?:, {P.NUMBER})+\]"), "number"),  # planner.spelled's lists
@@ -124,6 +123,12 @@ def key(tokens: tuple[str, ...]) -> str:
         ranged = t.startswith("m:") and kinds["number"] > 1
         if (t.startswith("v:") or ranged or (t.startswith("<") and kinds[_kind(t)] > 1)) and order[-1:] != [t]:
             order.append(t)
+    # "in a.md, change 'x' to 'y'" = "change 'x' to 'y' in a.md": a place before the first verb is its last
+    first = next((i for i, t in enumerate(order) if t.startswith("v:")), 0)
+    first = first if all(t in _PATHS for t in order[:first]) else 0  # numbers keep their places
+    rest = order[first:]
+    end = next((i for i, t in enumerate(rest) if i and t.startswith("v:")), len(rest))
+    order = [*rest[:end], *order[:first], *rest[end:]]
     shape = [sorted({t for t in tokens if not t.startswith("<")}), sorted(slots), order]
     return hashlib.sha256(json.dumps(shape).encode()).hexdigest()
 
@@ -174,12 +179,7 @@ def _slot(value: P.Value, workspace: Path | None = None) -> str:
         if target.is_file():
             return "<file>"
     # a time zone ("what time is it in Tokyo?" reads "… in Asia/Tokyo") is not a place in the workspace
-    return "<tz>" if value.text in _zones() else "<path>"
-
-
-@lru_cache(maxsize=1)
-def _zones() -> frozenset[str]:
-    return frozenset(zoneinfo.available_timezones())
+    return "<tz>" if value.text in zones() else "<path>"
 
 
 def _raw(extraction: P.Extraction, workspace: Path | None = None) -> list[str]:
@@ -310,20 +310,20 @@ def _shown(tokens_: list[str], slots: set[str]) -> list[str]:
     """What showing does depends on what is shown. A folder is listed (the root included: "what's
     in my workspace?"); files of a kind are found ("list the markdown files", «mostrami i file
     json» are "find the *.md files"; reading them stays a read); a page is fetched ("show me
-    https://example.org"); anything else is read. The root is the tools' default: it leaves no
-    token of its own."""
+    https://example.org"); anything else is read ("read the files in notes" too). The root is the
+    tools' default: it leaves no token of its own. A later step of several shows what it names."""
     folder = ("<dir>" in slots or ROOT in tokens_) and "<file>" not in slots
     kind = "<glob>" in slots and not {"<file>", "<url>"} & slots
     page = "<url>" in slots and not {"<file>", "<dir>", "<glob>", "<path>"} & slots
     shown = "v:find" if kind else "v:list" if folder else "v:fetch" if page else "v:read"
     out = []
     for index, t in enumerate(tokens_):
-        # a later step of several shows what it names: "move a.md there and show me what's in b/"
         later = shown
         if t in ("v:show", "v:read") and sum(u.startswith("v:") for u in tokens_) > 1:
             after = next((u for u in tokens_[index + 1 :] if u.startswith("<") or u.startswith("v:")), "")
             later = "v:list" if after == "<dir>" and "<glob>" not in slots else shown
-        if t == "v:show" or (t == "v:read" and later in ("v:list", "v:fetch")) or (t == "v:list" and kind):
+        read = t == "v:read" and (later == "v:fetch" or (later == "v:list" and "o:files" not in tokens_))
+        if t == "v:show" or read or (t == "v:list" and kind):
             t = later
         if t != ROOT:
             out.append(t)
@@ -344,6 +344,8 @@ def tokens(extraction: P.Extraction, workspace: Path | None = None) -> tuple[str
         token = table.get(following, token if token.startswith("v:") else table.get("*", token))
         if token:
             pairs_.append((token, word))
+    if any(t == "v:set" for t, _ in pairs_):  # "replace every occurrence of 'x'" replaces, searching nothing
+        pairs_ = [(t, w) for t, w in pairs_ if not (t == "v:find" and w.startswith(("occurr", "occorr")))]
     for i in range(len(pairs_) - 1):  # "save the output of 'df -h' to d.txt": it runs, then it is written
         if pairs_[i][0] == "v:write" and pairs_[i + 1][0] == "v:run" and "output" in pairs_[i + 1][1]:
             pairs_[i], pairs_[i + 1] = pairs_[i + 1], pairs_[i]
@@ -357,6 +359,8 @@ def tokens(extraction: P.Extraction, workspace: Path | None = None) -> tuple[str
         resolved = ["v:write" if t == "v:create" else t for t in resolved]
     if "p:end" in resolved and {"v:write", "f:append"} & set(resolved):  # writing at the end is appending
         resolved = ["f:append" if t == "p:end" else t for t in resolved if t != "f:append"]
+    if "v:set" in resolved and EVERY.search(fold(extraction.masked)):  # "replace every 'x'", «ovunque»
+        resolved.append("m:all")
     if "v:remember" in resolved:  # "save what it says to memory" remembers it
         resolved = [t for t in resolved if t != "v:write"]
     if "f:append" in resolved and "v:write" not in resolved:  # appending is writing («add … to»)

@@ -4,6 +4,8 @@ type a value, verbs that depend on the value after them, fillers and modifiers."
 
 from __future__ import annotations
 
+import re
+import zoneinfo
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -11,6 +13,8 @@ from planner import lexicon
 from planner.intent import _OBJECT_PHRASES, _VERB_PHRASES
 from planner.text import fold
 
+# Every occurrence replaced, not one: a modifier of a replacement ("replace every 'x'", «ovunque»).
+EVERY = re.compile(r"\b(?:every|all|ogni|tutte|tutti|everywhere|ovunque|dappertutto|occurrences|occorrenze)\b")
 ROOT = "r:root"  # a phrase naming the workspace root; dropped once it has typed the verb
 
 
@@ -72,3 +76,9 @@ def data() -> _Data:
         modifiers=lexicon.modifier_words(),
         contains=frozenset(fold(w) for w in spec["contains"]),
     )
+
+
+@lru_cache(maxsize=1)
+def zones() -> frozenset[str]:
+    """The IANA time zones: a city in a time question is written as one (planner.spelled)."""
+    return frozenset(zoneinfo.available_timezones())

@@ -11,6 +11,7 @@ from planner import lexicon
 from planner.text import alternation, fold
 
 _PLURALS = ("i", "le", "gli", "all", "miei", "mie", "every", "any", "tutti", "tutte")
+_COUNTED = (*_PLURALS, "quanti", "quante", r"\d", r"\d\d", r"\d\d\d")  # «quanti pdf», «i primi 12 csv»
 
 
 def _after(words) -> str:  # any of these words just before
@@ -40,7 +41,7 @@ def _kinds() -> tuple[dict[str, str], *tuple[re.Pattern, ...]]:
         # «la cartella logs»)
         re.compile(
             r"(?<![\w.*/])(?<!\bcartella )(?<!\bfolder )(?<!\bdirectory )"
-            rf"(?:({formats})s|{_after((*_PLURALS, 'quanti', 'quante'))}({formats}))(?![\w.])",
+            rf"(?:({formats})s|{_after(_COUNTED)}({formats}))(?![\w.])",
             re.IGNORECASE,
         ),
         # "files ending in .md", "files with the .md extension", «file con estensione .md»

@@ -253,6 +253,11 @@ def _schedules() -> tuple[re.Pattern, dict[str, str], re.Pattern, dict[str, str]
     return pattern, units, adverb, adverbs, ranges
 
 
+def _hh_mm(at: str) -> str:
+    """ "8:30" → "08:30", as the schedules write a time ("every day at HH:MM"); "9" and "9pm" stay."""
+    return f"0{at}" if re.fullmatch(r"\d:\d{2}", at) else at
+
+
 def _spell_schedules(gap: str) -> str:
     pattern, units, adverb, adverbs, ranges = _schedules()
 
@@ -261,11 +266,11 @@ def _spell_schedules(gap: str) -> str:
         count = m.group("n")
         plural = unit in ("minute", "hour", "day", "week", "month", "year") and count
         text = f"every {count} {unit}s" if plural else f"every {unit}"
-        return text + (f" at {m.group('at')}" if m.group("at") else "")
+        return text + (f" at {_hh_mm(m.group('at'))}" if m.group("at") else "")
 
     gap = pattern.sub(every, gap)
     gap = adverb.sub(
-        lambda m: adverbs[fold(m.group(0).split()[0])] + (f" at {m.group('at')}" if m.group("at") else ""), gap
+        lambda m: adverbs[fold(m.group(0).split()[0])] + (f" at {_hh_mm(m.group('at'))}" if m.group("at") else ""), gap
     )
     return ranges.sub(lambda m: f"{m.group(1)} 1 {m.group(2)}", gap)
 

@@ -101,3 +101,12 @@ SEARCHED_WORD = re.compile(
     r"|(?<=\bmenziona )|(?<=\bmenzionano )|(?<=\bcita )|(?<=\bcitano ))"
     r"(?!(?:the|a|an|any|it|them|this|that|of|il|la|lo|le|gli|un|una|questo|quella)\b)([a-z][a-z-]*[a-z])\b(?![./])"
 )
+# A recurring task's name given as a plain word: "name it hydrate", «chiamalo posta», «task forno»,
+# «nome del task: treni» (a hyphenated name is an identifier already, planner.params).
+TASK_NAME = re.compile(
+    r"(?:(?<=\bname it )|(?<=\bcall it )|(?<=\bchiamalo )|(?<=\bchiamala )|(?<=\btask )|(?<=\bjob )"
+    r"|(?<=\bnome del task: )|(?<=\bnome del task ))"
+    r"(?!(?:that|which|to|for|every|called|named|the|a|per|che|di|ogni|il|la|chiamato|chiamata)\b)"
+    r"([A-Za-z][\w]{2,})(?=\s*[,.:;!?]|\s*$|\s+(?:that|che|which|every|ogni|for|per|to)\b)",
+    re.IGNORECASE,
+)

@@ -144,6 +144,8 @@ def signatures_agree(learned: tuple[str, ...], probe_sig: tuple[str, ...]) -> bo
     verbs_b = [t[2:] for t in probe_sig if t.startswith("v:")]
     if not verbs_a or not verbs_b:
         return True
+    if ("count" in verbs_a) != ("count" in verbs_b):  # one tool, but a number is not a list
+        return False
     return step_kinds(verbs_a) == step_kinds(verbs_b)
 
 

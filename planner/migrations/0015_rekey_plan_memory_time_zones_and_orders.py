@@ -8,7 +8,13 @@ statistic of one list; «tre, sei e nove» is one list; "things", «elementi», 
 of their own; "recursively" and "and all of its subfolders" are one token; "nuke", "tack …
 onto the end of", "shift a.md into b/", "turn every 'x' into 'y'", "what does <url> return?",
 «puoi ricordarti che …», "jot down that …". Pausing and resuming a recurring task are never each
-other's plan (planner.intent.STEP_KINDS). Keys move with it, so every remembered plan is re-keyed
+other's plan (planner.intent.STEP_KINDS). From a fifth set (plan_memory_dev5): "every" or "all
+occurrences" in a replacement is a modifier (m:all: edit_file's replace_all); "read the files in
+notes" reads them; a place before the first verb is keyed as its last ("in a.md, change …");
+"from line 12", «dalla riga 5» start a range of lines; "the most recent 50 lines" are the last;
+"stop after 5 matches" is a limit; «sottocartelle comprese» is recursive; «i primi 12 csv» is a
+kind; a task named with a plain word («chiamalo posta», «task forno») names it; a schedule's hour
+has two digits ("08:30"). Keys move with it, so every remembered plan is re-keyed
 from its example request (planner.memory.rekey), as 0014 did; one that cannot be is retired. Safe
 on an empty database; a second run changes nothing."""
 

@@ -64,8 +64,31 @@ def places(tmp_path: Path) -> Path:
         ("scarica https://a.example/d.json e salvalo in dati/d.json",
          "prendi https://b.example/prices e scrivi la risposta in cache/p.json"),
         ("pause the recurring task daily-backup", "suspend the nightly-sync job for now"),
-        # a kind of file as "ones"
+        # a kind of file as "ones", or after a count
         ("list every file in docs except the pdfs", "show all files in music except the docx ones"),
+        ("trova i primi 5 file pdf in docs", "dammi solo i primi 12 csv nella cartella music"),
+        # from plan_memory_dev5: every occurrence replaced, a place before the verb, ranges said otherwise
+        ("replace every occurrence of 'colour' with 'color' in a.md", "In b.md, change all the 'teh' to 'the'"),
+        ("sostituisci tutte le occorrenze di 'Rossi' con 'Bianchi' in a.md", "in b.md cambia ogni 'sab' in 'dom'"),
+        ("replace 'v1' with 'v2' in a.md and then read a.md", "in b.md change 'beta' into 'stable', then show me b.md"),
+        ("Show me the last 20 lines of a.md", "what are the most recent 50 lines in b.md?"),
+        ("mostrami le ultime 20 righe di a.md", "quali sono le 40 righe piu recenti di b.md?"),
+        ("read a.md starting from line 40", "print b.md from line 12 onward"),
+        ("leggi a.md a partire dalla riga 30", "mostrami b.md dalla riga 5 in poi"),
+        ("cerca 'TODO' in docs ma fermati dopo 20 risultati", "cerca 'x' in music, al massimo 4 risultati"),
+        ("grep for 'import' in the docs folder, stop after 5 matches", "find 'def main' in music, at most 2 results"),
+        ("elenca tutto il contenuto di docs, sottocartelle comprese",
+         "fammi vedere tutti i file in music, anche quelli nelle sottocartelle"),
+        ("append the line 'buy milk' at the end of a.md",
+         "add 'call the dentist' to the bottom of b.md, keep what's already there"),
+        ("dimmi l'ora a Tokyo", "controlla che ore sono a Sydney"),
+        ("che ore sono a Roma? scrivilo in ora.txt", "metti l'ora attuale di Madrid nel file orari/madrid.txt"),
+        ("pause the recurring task daily-digest", "suspend the scheduled job weekly-cleanup"),
+        ("elenca i primi 15 file della cartella docs", "mostra solo le prime 6 voci di music"),
+        ("remember that the staging server is at 10.0.0.5", "could you keep a note that the office closes at 6pm"),
+        # a recurring task's name as a plain word
+        ("esegui 'controlla la posta' ogni trenta minuti, chiamalo posta",
+         "ogni dieci minuti esegui 'controlla il forno', task forno"),
     ],
 )  # fmt: skip
 def test_a_paraphrase_has_the_learned_requests_key(places, learned, paraphrase):
@@ -75,10 +98,18 @@ def test_a_paraphrase_has_the_learned_requests_key(places, learned, paraphrase):
 @pytest.mark.parametrize(
     ("learned", "other"),
     [
+        # every occurrence is not the one (edit_file's replace_all)
+        ("replace 'foo' with 'bar' in a.md", "replace every 'foo' with 'bar' in a.md"),
+        ("sostituisci 'bozza' con 'finale' in a.md", "sostituisci tutte le 'bozza' con 'definitiva' in a.md"),
+        # reading the files in a folder is not listing it
+        ("list the files in docs", "read the files in docs"),
+        ("elenca i file in docs", "leggi i file in docs"),
         # two numbers: which one is where the range starts is part of the request
         ("read a.md starting from line 100, 50 lines", "give me 30 lines of b.md beginning at line 200"),
         ("what's the date in New York? append it to d.txt", "what's the date in New York? write it to d.txt"),
         ("list everything under docs, recursively", "list everything under docs"),
+        # numbers before the verb keep their places: 200 is where it starts, not how many
+        ("read 25 lines of a.md starting at line 10", "starting at line 200 of b.md show me 50 lines"),
     ],
 )
 def test_a_request_that_asks_otherwise_keeps_a_key_of_its_own(places, learned, other):
@@ -123,3 +154,16 @@ def test_a_save_of_a_commands_output_is_served_from_memory(workspace):
     found = recall(workspace, "save the output of 'df -h' to disk.txt")
     assert found is not None and found.stage == 1
     assert [s.args.get("command") or s.args.get("path") for s in found.plan.steps] == ["df -h", "disk.txt"]
+
+
+def test_a_schedule_writes_its_hour_with_two_digits():
+    assert "every day at 08:30" in canonical.of("ogni giorno alle 8:30 esegui 'x'").text
+    assert "every monday at 9 " in canonical.of("every monday at 9 run 'y'").text
+
+
+@pytest.mark.django_db
+def test_a_count_is_never_served_the_plan_of_a_listing_at_any_stage(workspace):
+    (workspace / "data").mkdir()
+    remember(workspace, "how many csv files are in data?", ("find_files", {"path": "data", "pattern": "*.csv"}))
+    assert recall(workspace, "list the csv files in data") is None
+    assert recall(workspace, "how many json files are in data?") is not None
