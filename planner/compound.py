@@ -44,16 +44,29 @@ _NEW_FILE = re.compile(
     r"\s+(?:un |il |a |the )?(?:nuovo |new )?file\s+(?P<name>[\w.-]+\.\w{1,5})\s+(?:con|with|containing)\b"
 )
 _PUT_IN_IT = re.compile(r"\b(?:mett|spost)[ai]ci\b(?:\s+dentro)?", re.IGNORECASE)
+# "put a file torta.md in it containing 'x'", "add a new file notes.md there with 'y'": made in the folder
+_THERE = r"(?:in it|in there|inside it|inside|there|into it)"
+_NEW_FILE_THERE = re.compile(
+    rf"^(?:put|create|make|add|place|write)\s+(?:a |the )?(?:new )?file\s+(?P<name>[\w.-]+\.\w{{1,5}})"
+    rf"(?:\s+{_THERE})?\s+(?P<rest>(?:containing|with|that says|saying)\b.*?)(?:\s+{_THERE})?$",
+    re.IGNORECASE,
+)
 # What the part before computed or counted, kept in a file.
 _KEEP = re.compile(
     r"^(?:(?:save|write|put|store|salva|scrivi|metti|memorizza)(?:lo|la)?\s+"
-    r"(?:(?:it|that|this|the (?:result|number|count|total|answer|value)|il (?:risultato|numero|conteggio|totale|"
-    r"valore)|la (?:risposta|somma))\s+)?"
+    r"(?:(?:it|that|this|the (?:result|number|count|total|answer|value|output)|il (?:risultato|numero|conteggio|totale|"
+    r"valore)|la (?:risposta|somma)|l'output)\s+)?"
     r"(?:to|in|into|as|nel|nella|nello|su|dentro)\s+(?:(?:the |a |il |un )?file\s+)?)"
     r"(?P<path>[\w./~-]+?)\s*[.!]?$",
     re.IGNORECASE,
 )
-_KEPT_FIELD = {"compute": "value", "grep_files": "count", "find_files": "count"}
+_KEPT_FIELD = {"compute": "value", "grep_files": "count", "find_files": "count", "run_shell": "stdout"}
+# "save the output of 'df -h' to d.txt" is "run 'df -h' and save the output to d.txt"
+_OUTPUT_OF = re.compile(
+    r"^(?:save|write|put|store|salva|scrivi|metti)\s+(?:the output|l'output|l'uscita)\s+(?:of|di|del)\s+"
+    r"(?P<command>.+?)\s+(?P<to>(?:to|in|into|nel|nella|su)\s+\S+?)\s*[.!]?$",
+    re.IGNORECASE,
+)
 _ORIGINAL = re.compile(r"\b(?:the original(?: file)?|l'originale|il file originale)\b", re.IGNORECASE)
 # "… in it", «… in quel file»: where the part before read or wrote.
 _IN_IT = re.compile(r"\b(in|to|from|into|nel|dal|a) (?:it|there|that file|esso|quel file|questo file)\b", re.IGNORECASE)
@@ -63,6 +76,8 @@ _LEAD = re.compile(r"^(?:(?:and|then|e|ed|poi|quindi|also|anche)\b[\s,]*)+", re.
 def plan_for(text: str, *, workspace: Path | None, plan_one: Callable[[str], Plan | None]) -> Plan | None:
     """The joined plan of the request's parts, or None. `plan_one` is the deterministic layers'
     plan for one part (planner.deterministic, without this one)."""
+    if output := _OUTPUT_OF.match(text.strip()):
+        text = f"run {output['command']} and save the output {output['to']}"
     cuts = _cuts(text, workspace)
     if not cuts:
         return None
@@ -129,7 +144,7 @@ def _after(part: str, steps: list[dict], workspace: Path | None) -> Plan | None:
     typed = [v for v in P.extract(path, workspace).values if v.type == "path" and v.text == path]
     if not typed or "." not in path.rsplit("/", 1)[-1]:
         return None
-    content = f"${{step{len(steps)}.{field}}}\n"
+    content = f"${{step{len(steps)}.{field}}}" + ("" if field == "stdout" else "\n")  # stdout ends its lines
     return parse({"steps": [{"tool": "write_files", "args": {"path": path, "content": content}}]})
 
 
@@ -150,6 +165,8 @@ def _resolved(part: str, steps: list[dict]) -> str:
             return f"{part[: put.start()]}crea un file {folder}{new['name']}{part[new.end('name') :]}"
         if put:
             return f"{part[: put.start()]}sposta{part[put.end() :]} in {folder}"
+        if there := _NEW_FILE_THERE.match(part):
+            return f"create a file {folder}{there['name']} {there['rest']}"
         into = "in" if language(part) == "it" else "into"
         return _INTO_IT.sub(lambda _: f"{into} {folder}", part, count=1)
     file = _file(last)

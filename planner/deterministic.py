@@ -7,7 +7,21 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from planner import batch, coldpath, compound, copies, dated, edits, facts, lines_out, lookup, new_text, tables, units
+from planner import (
+    batch,
+    coldpath,
+    compound,
+    copies,
+    dated,
+    edits,
+    facts,
+    lines_out,
+    lookup,
+    new_text,
+    run_request,
+    tables,
+    units,
+)
 from planner.candidates import ranking
 from planner.catalog import Executor, catalog
 from planner.intent import extract
@@ -30,6 +44,7 @@ def plan_for(
     return (
         coldpath.plan_for(inp.text, candidates=allowed, workspace=at)
         or units.plan_for(inp.text, tools=tools)
+        or run_request.plan_for(inp.text, tools=tools)
         or new_text.plan_for(inp.text, tools=tools, workspace=at)
         or lines_out.plan_for(inp.text, tools=tools, workspace=at, previous=inp.previous)
         or facts.plan_for(inp.text, tools=tools, workspace=at)

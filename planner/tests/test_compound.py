@@ -59,6 +59,12 @@ def _steps(text, workspace, cat):
         ("crea la cartella ricette e mettici un file torta.md con farina, uova e zucchero",  # a new file in it
          [("make_dirs", {"paths": ["ricette"]}),
           ("write_files", {"path": "ricette/torta.md", "content": "farina\nuova\nzucchero\n"})]),
+        ("create the folder ricette and put a file torta.md in it containing 'flour, eggs'",  # the same in English
+         [("make_dirs", {"paths": ["ricette"]}),
+          ("write_files", {"path": "ricette/torta.md", "content": "flour, eggs"})]),
+        ("make the folder blog/drafts and add a new file first.md there with '# First post'",
+         [("make_dirs", {"paths": ["blog/drafts"]}),
+          ("write_files", {"path": "blog/drafts/first.md", "content": "# First post"})]),
         ("crea la cartella tesi e mettici dentro draft.md",
          [("make_dirs", {"paths": ["tesi"]}), ("move_files", {"paths": ["draft.md"], "to": "tesi/"})]),
         ("crea la cartella tesi/capitoli e poi sposta draft.md e old.md lì dentro",
