@@ -17,9 +17,16 @@ _ONLY_RUN = re.compile(
 )
 
 
+# Another clause after an unquoted command: "and", "then", «e poi», a comma.
+_MORE = re.compile(r"\s(?:and|then|after|so|e|ed|poi|dopo|quindi)\s|[,;]", re.IGNORECASE)
+
+
 def plan_for(text: str, *, tools: set[str]) -> Plan | None:
     if "run_shell" not in tools or not (whole := _ONLY_RUN.match(text)):
         return None
+    rest = whole["rest"]
+    if rest[0] not in "`'\"" and _MORE.search(rest):
+        return None  # "run sleep 30 and then write late.txt": a command and something more
     found = COMMAND.search(text, whole.start("rest"))
     if found is None or found.start(1) > whole.start("rest") + 1 or found.end(1) < whole.end("rest") - 1:
         return None  # not the whole of what follows "run": "run the tests in src", "run date and save it"

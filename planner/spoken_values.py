@@ -106,7 +106,8 @@ SEARCHED_WORD = re.compile(
 TASK_NAME = re.compile(
     r"(?:(?<=\bname it )|(?<=\bcall it )|(?<=\bchiamalo )|(?<=\bchiamala )|(?<=\btask )|(?<=\bjob )"
     r"|(?<=\bnome del task: )|(?<=\bnome del task ))"
-    r"(?!(?:that|which|to|for|every|called|named|the|a|per|che|di|ogni|il|la|chiamato|chiamata)\b)"
+    r"(?!(?:that|which|to|for|every|called|named|the|a|per|che|di|ogni|il|la|chiamato|chiamata|list|lists|lista|"
+    r"liste|manager|board|name|names|nome)\b)"
     r"([A-Za-z][\w]{2,})(?=\s*[,.:;!?]|\s*$|\s+(?:that|che|which|every|ogni|for|per|to)\b)",
     re.IGNORECASE,
 )

@@ -167,3 +167,8 @@ def test_a_count_is_never_served_the_plan_of_a_listing_at_any_stage(workspace):
     remember(workspace, "how many csv files are in data?", ("find_files", {"path": "data", "pattern": "*.csv"}))
     assert recall(workspace, "list the csv files in data") is None
     assert recall(workspace, "how many json files are in data?") is not None
+
+
+def test_a_task_list_is_not_a_task_named_list():
+    assert "<identifier>" not in canonical.of("put these in my task list: write the changelog, tag it").signature
+    assert "<identifier>" in canonical.of("ogni dieci minuti esegui 'x', task forno").signature

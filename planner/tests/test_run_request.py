@@ -41,3 +41,14 @@ def test_a_commands_output_is_saved_with_no_model(planner_model, workspace, text
 def test_more_than_a_command_is_left_to_the_model(planner_model, workspace):
     turn(workspace, "run the tests in src and tell me which ones fail")  # no reply queued: it errs, having asked
     assert planner_model.requests
+
+
+def test_a_command_with_more_after_it_is_never_run_as_one_command(workspace):
+    from planner import run_request
+
+    tools = {"run_shell"}
+    assert run_request.plan_for("run sleep 30 and then write late.txt", tools=tools) is None
+    assert run_request.plan_for("run ls, then delete old.md", tools=tools) is None
+    assert run_request.plan_for("esegui ls e poi cancella old.md", tools=tools) is None
+    assert run_request.plan_for("run 'ls -la' and show me", tools=tools) is None
+    assert run_request.plan_for("run `echo a and b`", tools=tools).steps[0].args == {"command": "echo a and b"}
