@@ -320,7 +320,7 @@ def _shown(tokens_: list[str], slots: set[str]) -> list[str]:
     for index, t in enumerate(tokens_):
         later = shown
         if t in ("v:show", "v:read") and sum(u.startswith("v:") for u in tokens_) > 1:
-            after = next((u for u in tokens_[index + 1 :] if u.startswith("<") or u.startswith("v:")), "")
+            after = next((u for u in tokens_[index + 1 :] if u.startswith(("<", "v:"))), "")
             later = "v:list" if after == "<dir>" and "<glob>" not in slots else shown
         read = t == "v:read" and (later == "v:fetch" or (later == "v:list" and "o:files" not in tokens_))
         if t == "v:show" or read or (t == "v:list" and kind):

@@ -80,5 +80,6 @@ def data() -> _Data:
 
 @lru_cache(maxsize=1)
 def zones() -> frozenset[str]:
-    """The IANA time zones: a city in a time question is written as one (planner.spelled)."""
+    """The IANA time zones (read from disk once): a city in a time question is written as one
+    (planner.spelled), and a path value that is one is a time zone (planner.canonical, planner.cold_args)."""
     return frozenset(zoneinfo.available_timezones())

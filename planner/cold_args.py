@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import itertools
 import re
-from functools import lru_cache
-from zoneinfo import available_timezones
 
 from planner import object_kinds, terms
+from planner.canonical_data import zones
 from planner.cold_request import INSIDE, TIME_ZONES, Ambiguous, Option, Request, merged, one
 from planner.expressions import AmbiguousExpression, expression
 from planner.text import fold
@@ -87,7 +86,7 @@ def _name_glob(req: Request) -> Option | None:
 
 def _time_zone(req: Request) -> Option | None:
     """An IANA name written out, or a city or zone of the table; two of them: ambiguous."""
-    options = [Option(p.text, frozenset({p.name})) for p in req.of("path") if p.text in _zones()]
+    options = [Option(p.text, frozenset({p.name})) for p in req.of("path") if p.text in zones()]
     for ident in req.of("identifier"):
         if fold(ident.text) in TIME_ZONES:
             options.append(Option(TIME_ZONES[fold(ident.text)], frozenset({ident.name})))
@@ -95,11 +94,6 @@ def _time_zone(req: Request) -> Option | None:
         if re.search(rf"\b{name}\b", req.folded) and not any(fold(i.text) == name for i in req.of("identifier")):
             options.append(Option(zone, frozenset()))
     return one(merged(options))
-
-
-@lru_cache(maxsize=1)
-def _zones() -> frozenset[str]:
-    return frozenset(available_timezones())
 
 
 def _move(req: Request, part: str) -> Option | None:

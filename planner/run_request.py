@@ -15,8 +15,6 @@ _ONLY_RUN = re.compile(
     r"(?:(?:the command|il comando)\s+)?(?P<rest>.+?)\s*(?:,?\s*(?:please|per favore))?[.!?]?\s*$",
     re.IGNORECASE,
 )
-
-
 # Another clause after an unquoted command: "and", "then", «e poi», a comma.
 _MORE = re.compile(r"\s(?:and|then|after|so|e|ed|poi|dopo|quindi)\s|[,;]", re.IGNORECASE)
 
