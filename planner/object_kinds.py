@@ -70,7 +70,8 @@ def derived(text: str) -> list[Derived]:
     nouns = "|".join(sorted(map(re.escape, kinds.file_nouns), key=len, reverse=True))
     for word, glob in kinds.globs:
         w = re.escape(word)
-        pattern = rf"(?<![\w.*])(?:{w}\s+(?:{nouns})|(?:{nouns})\s+(?:in\s+|di\s+)?{w})(?!\w)"
+        # not a file's name: «il file c.md» is not the C files
+        pattern = rf"(?<![\w.*])(?:{w}\s+(?:{nouns})|(?:{nouns})\s+(?:in\s+|di\s+)?{w})(?!\w|\.\w)"
         match = re.search(pattern, folded)
         if match:
             found.append((match.start(), Derived("glob", match.group(0), glob)))

@@ -153,9 +153,10 @@ def extract(text: str, workspace: Path | None = None, extra: tuple = ()) -> Extr
             taken.append((match.start(), match.end(), "identifier", match.group(0)))
     if workspace is not None:  # a plain word that names something in the workspace is a path
         for match in re.finditer(r"(?<![\w./-])[\w-]{2,}(?![\w/])", text):
-            word = match.group(0)
-            if free(*match.span()) and may_name_a_place(text, *match.span()) and (workspace / word).exists():
-                taken.append((match.start(), match.end(), "path", word))
+            word, span = match.group(0), match.span()
+            caps = (*span, "identifier", word)  # "HR": a folder named in capitals
+            if (free(*span) or caps in taken) and may_name_a_place(text, *span) and (workspace / word).exists():
+                taken = [t for t in taken if t != caps] + [(*span, "path", word)]
     taken.sort()
     counters: Counter[str] = Counter()
     values = []
