@@ -285,12 +285,19 @@ def parametrize(plan: dict, extraction: Extraction) -> tuple[dict, dict[str, dic
 
     def whole(value: Any) -> Any:
         matches = [v for v in extraction.values if _same(v, value)]
+        capital = not matches and [v for v in extraction.values if _capitalized(v, value)]  # "The wifi …"
+        matches = matches or capital or []
         if len({(v.type, v.text) for v in matches}) > 1:
             raise NotLearnable(f"{value!r} could come from more than one value of the request")
         if matches:  # one value, or one named twice ("read a.txt … in a.txt"): fill wants the others equal
             v, equal = matches[0], {"equals": [m.name for m in matches[1:]]} if matches[1:] else {}
             used.update(m.name for m in matches)
-            slots[v.name] = {"type": v.type, "cast": type(value).__name__, **equal}
+            slots[v.name] = {
+                "type": v.type,
+                "cast": type(value).__name__,
+                **equal,
+                **({"capital": True} if capital else {}),
+            }
             return f"${{PARAM:{v.name}}}"
         return value
 
@@ -351,6 +358,16 @@ def _same(v: Value, literal: Any) -> bool:
     return literal == v.text and v.type != "number"
 
 
+def _capitalized(v: Value, literal: Any) -> bool:
+    """A quoted text the plan writes with a capital: «remember that the wifi …» → "The wifi …"."""
+    return (
+        v.type == "quoted"
+        and isinstance(literal, str)
+        and v.text[:1].islower()
+        and literal == v.text[:1].upper() + v.text[1:]
+    )
+
+
 def _inside_keeping_placeholders(text: str, inside) -> str:
     """Replace values inside `text` but never inside an existing ${...} placeholder."""
     parts = re.split(r"(\$\{[^}]*\})", text)
@@ -375,25 +392,8 @@ def fill(slots: dict[str, dict], probe: Extraction, learned_counts: dict[str, in
                 return None  # an int slot takes only a whole number
             params[name] = int(value.value) if spec["cast"] == "int" else float(value.value)
         else:
-            params[name] = value.text
+            params[name] = value.text[:1].upper() + value.text[1:] if spec.get("capital") else value.text
     return params
-
-
-def order_safe(plan: dict, counts: dict[str, int]) -> bool:
-    """Whether values of one type can be matched by position when the wording differs: only
-    when every slot of a type that occurs more than once sits in one argument (a list, read in
-    order: "the mean of 3, 4 and 5"). "copy a.md to b.md" and "to b.md copy a.md" are not."""
-    for kind, count in counts.items():
-        if count < 2:
-            continue
-        homes = set()
-        for index, step in enumerate(plan.get("steps", [])):
-            for arg, value in step.get("args", {}).items():
-                if f"${{PARAM:{kind}_" in json.dumps(value):
-                    homes.add((index, arg))
-        if len(homes) > 1:
-            return False
-    return True
 
 
 def plan_hash(plan: dict) -> str:

@@ -23,6 +23,7 @@ when every guard holds; otherwise it is a miss and the request goes on to the pr
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from dataclasses import dataclass, field
@@ -149,6 +150,23 @@ def signatures_agree(learned: tuple[str, ...], probe_sig: tuple[str, ...]) -> bo
     return step_kinds(verbs_a) == step_kinds(verbs_b)
 
 
+def order_safe(plan: dict, counts: dict[str, int]) -> bool:
+    """Whether values of one type can be matched by position when the wording differs: only
+    when every slot of a type that occurs more than once sits in one argument (a list, read in
+    order: "the mean of 3, 4 and 5"). "copy a.md to b.md" and "to b.md copy a.md" are not."""
+    for kind, count in counts.items():
+        if count < 2:
+            continue
+        homes = set()
+        for index, step in enumerate(plan.get("steps", [])):
+            for arg, value in step.get("args", {}).items():
+                if f"${{PARAM:{kind}_" in json.dumps(value):
+                    homes.add((index, arg))
+        if len(homes) > 1:
+            return False
+    return True
+
+
 def bind(plan: dict, values: dict[str, Any]) -> dict:
     """The plan with ${PARAM:x} replaced: whole-value slots keep the value's type."""
 
@@ -187,7 +205,7 @@ def admit(entry, probe_: Probe, catalog: Catalog, *, stage: int, cosine: float) 
             return None
         if not signatures_agree(tuple(entry.signature), probe_.signature):
             return None
-        if not P.order_safe(entry.plan, entry.slot_counts):
+        if not order_safe(entry.plan, entry.slot_counts):
             return None
     values = P.fill(entry.slots, probe_.values, entry.slot_counts)
     if values is None:

@@ -54,3 +54,16 @@ def test_the_embedding_is_the_sentence_models_own_vector():
         assert len(ours) == 384
         assert float(ours @ theirs) > 0.9995
         assert abs(float(np.linalg.norm(ours)) - 1.0) < 1e-3
+
+
+def test_a_fact_the_plan_writes_with_a_capital_is_still_the_requests_value():
+    learned = canonical.of("remember that the wifi password is sunflower42").extraction
+    plan = {"steps": [{"tool": "memory_add", "args": {"file": "memory", "text": "The wifi password is sunflower42"}}]}
+    template, slots = P.parametrize(plan, learned)
+    assert template["steps"][0]["args"]["text"] == "${PARAM:quoted_1}"
+    probe = canonical.of("could you keep a note that the VPN rotates on Fridays?").extraction
+    assert P.fill(slots, probe, learned.counts) == {"quoted_1": "The VPN rotates on Fridays"}
+    # a literal that differs otherwise is not the value
+    other = {"steps": [{"tool": "memory_add", "args": {"file": "memory", "text": "The WIFI password is sunflower42"}}]}
+    with pytest.raises(P.NotLearnable):
+        P.parametrize(other, learned)

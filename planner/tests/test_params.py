@@ -4,6 +4,7 @@ import pytest
 
 from planner import params as P
 from planner.canonical import EXTRA_TYPES
+from planner.memory.probe import order_safe
 
 
 def test_values_are_typed_and_masked_in_order(workspace):
@@ -114,8 +115,8 @@ def test_positions_are_trusted_across_wordings_only_inside_one_argument():
             {"tool": "write_files", "args": {"path": "${PARAM:path_2}", "content": "${step1.entries.0.content}"}},
         ]
     }
-    assert P.order_safe(listed, {"number": 2})
-    assert not P.order_safe(moved, {"path": 2})
+    assert order_safe(listed, {"number": 2})
+    assert not order_safe(moved, {"path": 2})
 
 
 def test_a_value_is_never_bound_inside_a_slot_already_put_in():
