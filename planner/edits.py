@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from planner import checklist, corrections, retype, sorting, stock, tables, the_list
+from planner import checklist, corrections, retype, sorting, stock, switches, tables, the_list
 from planner import params as P
 from planner.keys import key_line as _key_line
 from planner.keys import named as _keys_named
@@ -345,6 +345,7 @@ def on_last_file(text: str, previous: dict, workspace: Path | None) -> tuple[str
     about, text = previous.get("request") or "", checklist.by_ordinal(text, content)
     change = (
         checklist.tick(text, content, about)
+        or switches.change(text, content, about)
         or _set_key(text, content, about)
         or tables.cell(text, content)
         or corrections.corrected(text, content)
@@ -361,5 +362,5 @@ def on_last_file(text: str, previous: dict, workspace: Path | None) -> tuple[str
     return (named[0], plan) if plan else None
 
 
-_FORMS = (checklist.tick, _set_key, tables.cell, _replace, _instead, _counted, _key_named, _retyped, _add_items,
-          _remove_item, corrections.corrected, sorting.change)  # fmt: skip
+_FORMS = (checklist.tick, switches.change, _set_key, tables.cell, _replace, _instead, _counted, _key_named, _retyped,
+          _add_items, _remove_item, corrections.corrected, sorting.change)  # fmt: skip

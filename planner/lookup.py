@@ -49,7 +49,7 @@ def plan_for(text: str, *, tools: set[str], workspace: Path | None) -> Plan | No
     paths = paths_named(values)
     if len(paths) != 1 or any(v.type in ("glob", "url", "quoted") for v in values):
         return None
-    if set(extract(text).verbs) & _CHANGING and not _ASKED.search(fold(text)):
+    if set(extract(text).verbs) & _CHANGING and not _asked(fold(text)):
         return None  # "… and save it to b.md": a change, or more than a question
     content = read(workspace, paths[0].text)
     if content is None or not content.strip():
@@ -63,3 +63,12 @@ def plan_for(text: str, *, tools: set[str], workspace: Path | None) -> Plan | No
         return None
     pattern = "|".join(re.escape(t) for t in terms)
     return of_steps(("grep_files", {"pattern": pattern, "paths": [path]}))
+
+
+def _asked(folded: str) -> bool:
+    """A question, with at most where to look after it: "what port is the app running on? it's in
+    config/app.env" asks ("running" is no change); "what's in a.md? write it to b.md" does more."""
+    head, mark, tail = folded.partition("?")
+    if tail.strip() and set(extract(tail).verbs) & _CHANGING:
+        return False
+    return bool(_ASKED.search(head + mark))

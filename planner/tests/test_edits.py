@@ -208,6 +208,8 @@ def test_an_edit_in_words_runs_with_no_model_call(planner_model, files):
         ("chi ha i compiti di italiano? guarda scuola/compiti.md", "read_files"),
         ("which items are in trip/packing.md?", "read_files"),
         ("what port is set in app/config.ini?", "read_files"),
+        # a verb inside the question ("running") is no change, and where to look may follow it
+        ("what port is the app running on? it's in app/config.ini", "read_files"),
     ],
 )
 def test_a_question_about_one_file_is_answered_with_the_file(files, text, step):
@@ -230,6 +232,7 @@ def test_a_long_file_gives_the_lines_with_the_questions_words(files):
         "what is in app/config.ini and sito/config.json?",  # two files
         "what port is the server on?",  # no file
         "what's in missing.txt?",  # no such file
+        "what port is set in app/config.ini? write it to port.txt",  # more than a question
     ],
 )
 def test_what_is_not_a_question_about_one_file_gets_no_lookup(files, text):
