@@ -34,9 +34,11 @@ ITEM_COUNT = re.compile(
     r"\b(how many (?:items|entries|things|books|tasks)|number of (?:items|entries)|count the items|"
     r"quant[ie] (?:voci|elementi|cose|libri|compiti|articoli)|numero di (?:voci|elementi)|"
     # the whole question, so that "how many were absent?" or «quanti km ho corso?» is not a count of lines
-    rf"how many {_NOT_ITEMS}\w+ (?:are (?:there|left|on (?:it|the list)|in (?:it|there))|do i have|have i got)"
+    rf"how many {_NOT_ITEMS}\w+ (?:are (?:there|left|listed(?: (?:there|here|in it))?|on (?:it|the list)"
+    r"|in (?:it|there))|do i have|have i got)"
     rf"(?: (?:now|in total|altogether|left))?{_END}|"
-    rf"quant[ie] {_NOT_ITEMS}\w+ (?:ci sono|ci stanno|ho|(?:mi )?(?:restano|rimangono|mancano)(?: da fare)?)"
+    rf"quant[ie] {_NOT_ITEMS}\w+ (?:ci sono|ci stanno|ho|sono elencat[ie]"
+    r"|(?:mi )?(?:restano|rimangono|mancano)(?: da fare)?)"
     rf"(?: (?:in tutto|in totale|adesso|ora|ancora|nella lista|in lista))?{_END}|"
     # «quante ne mancano adesso?», "how many are left now?": the items of the list at hand
     r"quant[ie] ne (?:restano|rimangono|mancano|ho|ci sono)(?: (?:adesso|ora|ancora|da fare|in tutto|in lista))*"

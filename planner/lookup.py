@@ -5,10 +5,16 @@ found." or a stray number), so the answer is the file itself: the whole of it wh
 else its lines that hold the question's words. What the user asked is in front of them, and
 nothing is made up. A capable model gets the engine instead, which reads and answers. Read by the
 engine after the cold path (planner.coldpath), which serves the questions whose tool and arguments
-the request types ("the last line of logs/app.log")."""
+the request types ("the last line of logs/app.log").
+
+A question that names no file ("which flask version does the project use?") gets the lines of the
+workspace's files that hold its most telling word: the one that the fewest files hold, and at
+least one does ("flask", in requirements.txt). A word no file holds, or one that most files hold,
+tells nothing, and the question goes on to the model."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -16,7 +22,7 @@ from planner import params as P
 from planner.intent import extract
 from planner.plan import Plan, of_steps
 from planner.text import STOPWORDS, fold, words
-from planner.workspace import paths_named, read
+from planner.workspace import OutsideWorkspace, paths_named, read, reads_as_folder, resolve
 
 SHORT_LINES = 40  # a file this short is shown whole
 MAX_TERMS = 6
@@ -47,10 +53,12 @@ def plan_for(text: str, *, tools: set[str], workspace: Path | None) -> Plan | No
         return None
     values = P.extract(text, workspace).values
     paths = paths_named(values)
-    if len(paths) != 1 or any(v.type in ("glob", "url", "quoted") for v in values):
+    if len(paths) > 1 or any(v.type in ("glob", "url", "quoted") for v in values):
         return None
     if set(extract(text).verbs) & _CHANGING and not _asked(fold(text)):
         return None  # "… and save it to b.md": a change, or more than a question
+    if not paths or reads_as_folder(workspace, paths[0].text):  # "… does the project use?": in project/
+        return _across(text, workspace, paths[0].text if paths else "") if _asked(fold(text)) else None
     content = read(workspace, paths[0].text)
     if content is None or not content.strip():
         return None
@@ -72,3 +80,48 @@ def _asked(folded: str) -> bool:
     if tail.strip() and set(extract(tail).verbs) & _CHANGING:
         return False
     return bool(_ASKED.search(head + mark))
+
+
+MAX_FILES = 300  # files a question without a file looks through (each under MAX_BYTES)
+MAX_BYTES = 256 * 1024
+TELLING = 3  # a word held by more files than this tells nothing of where the answer is
+_NOT_ASKED = frozenset("use used uses using need needs much many long say says said mean means dice".split())
+
+
+def _across(text: str, workspace: Path, folder: str) -> Plan | None:
+    named = set(words(folder))
+    terms = [
+        w for w in dict.fromkeys(words(text)) if w not in _NOT_TERMS | _NOT_ASKED | named and len(w) > 2 and w.isalpha()
+    ]
+    if not terms:
+        return None
+    held = dict.fromkeys(terms, 0)
+    patterns = {t: re.compile(rf"(?<!\w){re.escape(t)}(?!\w)", re.IGNORECASE) for t in terms}
+    try:
+        where = resolve(workspace, folder) if folder else workspace
+    except OutsideWorkspace:
+        return None
+    for content in _texts(where):
+        for term, pattern in patterns.items():
+            held[term] += bool(pattern.search(content))
+    telling = {t: n for t, n in held.items() if 0 < n <= TELLING}
+    if not telling:
+        return None
+    fewest = min(telling.values())
+    pattern = "|".join(re.escape(t) for t, n in telling.items() if n == fewest)
+    return of_steps(("grep_files", {"pattern": pattern, **({"path": folder} if folder else {})}))
+
+
+def _texts(workspace: Path):
+    """The text of the workspace's files, hidden ones aside: at most MAX_FILES, each under MAX_BYTES."""
+    seen = 0
+    for folder, dirs, names in os.walk(workspace):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(n for n in names if not n.startswith(".")):
+            path = Path(folder) / name
+            if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_BYTES:
+                continue
+            seen += 1
+            if seen > MAX_FILES:
+                return
+            yield path.read_bytes().decode("utf-8", errors="ignore")

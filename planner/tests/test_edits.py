@@ -230,13 +230,34 @@ def test_a_long_file_gives_the_lines_with_the_questions_words(files):
     [
         "set port to 9090 in app/config.ini",  # a change, not a question
         "what is in app/config.ini and sito/config.json?",  # two files
-        "what port is the server on?",  # no file
+        "what is the weather like?",  # no file, and no file holds its words
         "what's in missing.txt?",  # no such file
         "what port is set in app/config.ini? write it to port.txt",  # more than a question
     ],
 )
 def test_what_is_not_a_question_about_one_file_gets_no_lookup(files, text):
     assert lookup.plan_for(text, tools={"read_files", "grep_files"}, workspace=files) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        ("what port is the server on?", "port|server"),  # app/config.ini holds both
+        ("which flask version does the project use?", "flask"),
+        ("quanto costa la risma?", "risma"),
+    ],
+)
+def test_a_question_that_names_no_file_gets_the_lines_of_the_files_that_hold_its_word(files, text, pattern):
+    (files / "requirements.txt").write_text("flask==3.0.2\nrequests==2.31.0\n")
+    (files / "listino.txt").write_text("risma A4: 5 euro\n")
+    found = lookup.plan_for(text, tools={"read_files", "grep_files"}, workspace=files)
+    assert (found.steps[0].tool, found.steps[0].args) == ("grep_files", {"pattern": pattern})
+
+
+def test_a_word_many_files_hold_tells_nothing(files):
+    for n in range(5):
+        (files / f"n{n}.md").write_text("the budget for this year\n")
+    assert lookup.plan_for("what is the budget?", tools={"read_files", "grep_files"}, workspace=files) is None
 
 
 @pytest.mark.django_db
@@ -302,3 +323,29 @@ def test_a_number_on_the_one_line_a_word_names_is_corrected(files):
     _, plan = edits.on_last_file("il nuoto in realtà era 50 minuti, correggilo", previous, files)
     assert plan.steps[0].args == {"path": "log.txt", "old": "mer 5/6 - nuoto 40 min", "new": "mer 5/6 - nuoto 50 min"}
     assert edits.on_last_file("la corsa era 6 km", previous, files) is None  # two lines of running
+
+
+def test_a_question_about_a_folder_looks_in_that_folder_only(files):
+    (files / "project").mkdir()
+    (files / "project" / "requirements.txt").write_text("flask==3.0.2\n")
+    (files / "flask.md").write_text("flask notes\n")
+    found = lookup.plan_for(
+        "which flask version does the project use?", tools={"grep_files"} | {"read_files"}, workspace=files
+    )
+    assert found.steps[0].args == {"pattern": "flask", "path": "project"}
+    assert (
+        lookup.plan_for("what is in ../etc?", tools={"read_files", "grep_files"}, workspace=files / "project") is None
+    )
+
+
+def test_a_count_after_a_search_that_found_one_file_counts_in_that_file(files):
+    previous = {
+        "request": "which flask version does the project use?",
+        "listing": ["recipes/pancakes.md"],
+        "files": [],
+        "plan": {"steps": [{"tool": "grep_files", "args": {"pattern": "flour"}}]},
+    }
+    found = followup.resolve("how many ingredients are listed there", previous, files)
+    assert [(s.tool, s.args) for s in found.plan.steps] == [("read_files", {"paths": ["recipes/pancakes.md"]})]
+    two = {**previous, "listing": ["recipes/pancakes.md", "shopping.txt"]}
+    assert followup.resolve("how many ingredients are listed there", two, files) is None
