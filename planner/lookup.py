@@ -7,10 +7,9 @@ nothing is made up. A capable model gets the engine instead, which reads and ans
 engine after the cold path (planner.coldpath), which serves the questions whose tool and arguments
 the request types ("the last line of logs/app.log").
 
-A question that names no file ("which flask version does the project use?") gets the lines of the
-workspace's files that hold its most telling word: the one that the fewest files hold, and at
-least one does ("flask", in requirements.txt). A word no file holds, or one that most files hold,
-tells nothing, and the question goes on to the model."""
+A question that names no file ("which port does the server use?") gets the lines of the one file
+that holds one of its words ("port", in config/app.ini). A word no file holds, or one that several
+files hold, does not tell where the answer is, and the question goes on to the model."""
 
 from __future__ import annotations
 
@@ -84,7 +83,7 @@ def _asked(folded: str) -> bool:
 
 MAX_FILES = 300  # files a question without a file looks through (each under MAX_BYTES)
 MAX_BYTES = 256 * 1024
-TELLING = 3  # a word held by more files than this tells nothing of where the answer is
+TELLING = 1  # a word two files hold does not tell which one answers
 _NOT_ASKED = frozenset("use used uses using need needs much many long say says said mean means dice".split())
 
 

@@ -32,6 +32,8 @@ def facts(plan: Plan, results: dict[int, dict], kept: list[str] = ()) -> dict:
             files += [m["to"] for m in moved if isinstance(m, dict) and isinstance(m.get("to"), str)]
         elif step.tool not in LISTING_TOOLS:
             files += _paths_of(step.args)
+    if not files and len(listing) == 1 and plan.steps[max(results) - 1].tool == "grep_files":
+        files = listing  # a search that found its lines in one file: "change it to 9090" edits that file
     return {
         "plan": plan.to_dict(),
         "listing": listing[:MAX_LISTING],

@@ -349,3 +349,17 @@ def test_a_count_after_a_search_that_found_one_file_counts_in_that_file(files):
     assert [(s.tool, s.args) for s in found.plan.steps] == [("read_files", {"paths": ["recipes/pancakes.md"]})]
     two = {**previous, "listing": ["recipes/pancakes.md", "shopping.txt"]}
     assert followup.resolve("how many ingredients are listed there", two, files) is None
+
+
+def test_a_search_that_found_its_lines_in_one_file_names_that_file():
+    from planner.plan import of_steps
+    from planner.turn_facts import facts
+
+    plan = of_steps(("grep_files", {"pattern": "port"}))
+    one = facts(plan, {1: {"entries": [{"path": "a.ini", "line": 2, "text": "port = 1"}]}})
+    assert (one["listing"], one["files"]) == (["a.ini"], ["a.ini"])
+    two = facts(
+        plan,
+        {1: {"entries": [{"path": "a.ini", "line": 2, "text": "port"}, {"path": "b.ini", "line": 1, "text": "port"}]}},
+    )
+    assert two["files"] == []
