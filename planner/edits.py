@@ -35,7 +35,7 @@ _END = (
 )
 _ARTICLE = r"(?:(?:also|anche)\s+)?(?:(?:the|il|lo|la|i|gli|le)\s+|l'\s*)?"
 _SET = re.compile(
-    r"\b(?:(?:set|change|update|put|make|switch|metti|imposta|cambia|aggiorna|porta|modifica)\s+"
+    r"\b(?:(?:set|change|update|put|make|switch|bump|upgrade|downgrade|metti|imposta|cambia|aggiorna|porta|modifica)\s+"
     + _ARTICLE
     + r"(?P<key>[\w.-]+(?:\s+[\w.-]+)?)|(?P<clitic>metti|imposta|cambia|aggiorna|porta|modifica)(?:lo|la))"
     r"\s+(?:to|=|:|a|in|at|al|alla|as|come)\s+(?P<value>.+?)" + _END,

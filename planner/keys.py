@@ -28,6 +28,8 @@ def with_value(line: re.Match, value: str) -> str:
         old, post = old[: comment.start()], comment.group(0) + post
     if re.fullmatch(r"-?\d+(?:\.\d+)?", old.strip()) and (unit := re.fullmatch(r"(-?\d+(?:\.\d+)?)\s+[^\W\d]+", value)):
         value = unit.group(1)  # "45 seconds" for a number of seconds
+    if re.fullmatch(r"=\s*[\w.*+-]+", old.strip()) and line.group("pre").rstrip().endswith("="):
+        value = "=" + value  # a pin, "requests==2.31.0": the version after "=="
     quote = old[0] if len(old) > 1 and old[0] in "\"'" and old[-1] == old[0] else ""
     if not quote and line.group("q") == '"' and not re.fullmatch(r"-?\d+(?:\.\d+)?|true|false|null", value):
         quote = '"'  # JSON: a text value is a string

@@ -363,3 +363,16 @@ def test_a_search_that_found_its_lines_in_one_file_names_that_file():
         {1: {"entries": [{"path": "a.ini", "line": 2, "text": "port"}, {"path": "b.ini", "line": 1, "text": "port"}]}},
     )
     assert two["files"] == []
+
+
+def test_a_pinned_requirement_is_bumped_with_its_pin(tmp_path):
+    (tmp_path / "requirements.txt").write_text("flask==3.0.2\nrequests==2.31.0\n")
+    previous = {"request": "which version of requests do I use?", "files": ["requirements.txt"]}
+    bumped = followup.resolve("bump it to 2.32.3", previous, tmp_path)
+    assert bumped.plan.steps[0].args == {
+        "path": "requirements.txt",
+        "old": "requests==2.31.0",
+        "new": "requests==2.32.3",
+    }
+    upgraded = followup.resolve("and upgrade flask to 3.1.0", previous, tmp_path)
+    assert upgraded.plan.steps[0].args["new"] == "flask==3.1.0"
