@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from planner import answers, copies, edits, named_answers, object_kinds, rebind, spelled, tables, where
+from planner import answers, copies, edits, named_answers, object_kinds, rebind, servings, spelled, tables, where
 from planner import params as P
 from planner.plan import Plan, PlanError, of_steps, parse
 from planner.text import fold, whole
@@ -51,7 +51,7 @@ def resolve(text: str, previous: dict, workspace=None) -> Resolved | None:
         return None  # a request of its own, however it starts
     for attempt in (
         _more, _previous_answer, _named_answers, _ordinal, _pronoun, _where, _append_here, _lines, _edit_last,
-        _table, _same_plan,
+        _table, _servings, _same_plan,
     ):  # fmt: skip
         found = attempt(text, folded, previous, workspace)
         if found is not None:
@@ -364,6 +364,13 @@ def _table(text: str, folded: str, previous: dict, workspace) -> Resolved | None
     if found := tables.after(text, previous, workspace):
         asked = tables.without_which_row(text)  # «… e in che giorno?» is no question of the time
         return Resolved("same_plan", found[0], f"{asked} ({found[1]})", f"the table of the last turn: {found[1]}")
+    return None
+
+
+def _servings(text: str, folded: str, previous: dict, workspace) -> Resolved | None:
+    """«e se siamo in 6 quanto macinato serve?» after a turn on a recipe (planner.servings)."""
+    if found := servings.answer(text, previous, workspace):
+        return Resolved("same_plan", None, f"{text} ({found[1]})", f"the recipe of the last turn: {found[1]}", found[0])
     return None
 
 
