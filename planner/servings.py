@@ -15,8 +15,11 @@ _SERVES = re.compile(
     r"\b(?:serves|dosi per|porzioni:?|servings:?|yield:?)\s+(\d{1,2})\b"
     r"|\b(\d{1,2})\s+(?:persone|porzioni|people|servings|persons)\b"
 )
+_PEOPLE = r"(?:persone|people|porzioni|servings|guests|ospiti)"
+# "for 6", «siamo in 6», "for 6 people"; not "for 2 cakes", «in 2 ore»: another noun after the number
 _FOR = re.compile(
-    r"\b(?:siamo in|saremo in|for|per|in)\s+(\d{1,3})(?:\s+(?:persone|people|porzioni|servings|guests|ospiti))?\b"
+    rf"\b(?:siamo in|saremo in|for|per|in)\s+(\d{{1,3}})(?:\s+{_PEOPLE}\b"
+    r"|(?!\s+(?!(?:how|what|quanto|quanta|quanti|quante|serve|servono|ci|do|i|we|e|and)\b)[a-z]))"
     r"|\b(\d{1,3})\s+(?:persone|people|porzioni|servings|guests|ospiti)\b"
 )
 _HOW_MUCH = re.compile(r"\b(?:how much|how many|quanto|quanta|quanti|quante)\b")

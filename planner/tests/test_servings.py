@@ -51,3 +51,8 @@ def test_the_next_ingredient_keeps_the_number_of_people(recipes):
 )
 def test_no_answer_where_it_is_not_sure(recipes, text, previous):
     assert servings.answer(text, previous, recipes) is None
+
+
+def test_a_number_of_other_things_is_not_people(recipes):
+    assert servings.answer("how much flour do I need for 2 cakes?", {"files": ["pancakes.md"]}, recipes) is None
+    assert servings.answer("quanta farina serve in 2 ore?", {"files": ["lasagne.txt"]}, recipes) is None
