@@ -330,10 +330,7 @@ _LINES = re.compile(
 def _lines(text: str, folded: str, previous: dict, workspace) -> Resolved | None:
     """The one file the previous plan named (read, written), read from its start or its end."""
     match = _LINES.match(folded)
-    paths = previous.get("files") or []
-    steps, listing = (previous.get("plan") or {}).get("steps") or [], previous.get("listing") or []
-    if not paths and len(listing) == 1 and steps and steps[-1].get("tool") == "grep_files":
-        paths = listing  # a search that found its lines in one file: that file is the one at hand
+    paths = previous.get("files") or []  # after a search that found its lines in one file, that file (turn_facts)
     if len(paths) != 1 or previous.get("plan_is_last") is False:
         return None
     if match is None and answers.asks_count(text) and not _typed_file(text, workspace):

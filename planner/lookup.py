@@ -48,16 +48,18 @@ _NOT_TERMS = STOPWORDS | frozenset(
 
 
 def plan_for(text: str, *, tools: set[str], workspace: Path | None) -> Plan | None:
-    if workspace is None or "read_files" not in tools or not _QUESTION.search(fold(text)):
+    folded = fold(text)
+    if workspace is None or "read_files" not in tools or not _QUESTION.search(folded):
         return None
     values = P.extract(text, workspace).values
     paths = paths_named(values)
     if len(paths) > 1 or any(v.type in ("glob", "url", "quoted") for v in values):
         return None
-    if set(extract(text).verbs) & _CHANGING and not _asked(fold(text)):
+    asked = _asked(folded)
+    if set(extract(text).verbs) & _CHANGING and not asked:
         return None  # "… and save it to b.md": a change, or more than a question
     if not paths or reads_as_folder(workspace, paths[0].text):  # "… does the project use?": in project/
-        return _across(text, workspace, paths[0].text if paths else "") if _asked(fold(text)) else None
+        return _across(text, workspace, paths[0].text if paths else "") if asked else None
     content = read(workspace, paths[0].text)
     if content is None or not content.strip():
         return None
@@ -81,9 +83,8 @@ def _asked(folded: str) -> bool:
     return bool(_ASKED.search(head + mark))
 
 
-MAX_FILES = 300  # files a question without a file looks through (each under MAX_BYTES)
+MAX_FILES = 300  # files a question without a file looks through (each under MAX_BYTES); more: no answer
 MAX_BYTES = 256 * 1024
-TELLING = 1  # a word two files hold does not tell which one answers
 _NOT_ASKED = frozenset("use used uses using need needs much many long say says said mean means dice".split())
 
 
@@ -100,27 +101,30 @@ def _across(text: str, workspace: Path, folder: str) -> Plan | None:
         where = resolve(workspace, folder) if folder else workspace
     except OutsideWorkspace:
         return None
-    for content in _texts(where):
+    texts = _texts(where)
+    if texts is None:
+        return None  # too many files to say that only one holds the word
+    for content in texts:
         for term, pattern in patterns.items():
             held[term] += bool(pattern.search(content))
-    telling = {t: n for t, n in held.items() if 0 < n <= TELLING}
+    telling = [t for t, n in held.items() if n == 1]  # a word two files hold does not tell which one answers
     if not telling:
         return None
-    fewest = min(telling.values())
-    pattern = "|".join(re.escape(t) for t, n in telling.items() if n == fewest)
+    pattern = "|".join(map(re.escape, telling))
     return of_steps(("grep_files", {"pattern": pattern, **({"path": folder} if folder else {})}))
 
 
-def _texts(workspace: Path):
-    """The text of the workspace's files, hidden ones aside: at most MAX_FILES, each under MAX_BYTES."""
-    seen = 0
+def _texts(workspace: Path) -> list[str] | None:
+    """The text of the workspace's files, hidden ones and those over MAX_BYTES aside; None when it
+    holds more than MAX_FILES of them."""
+    texts = []
     for folder, dirs, names in os.walk(workspace):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(n for n in names if not n.startswith(".")):
             path = Path(folder) / name
             if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_BYTES:
                 continue
-            seen += 1
-            if seen > MAX_FILES:
-                return
-            yield path.read_bytes().decode("utf-8", errors="ignore")
+            if len(texts) == MAX_FILES:
+                return None
+            texts.append(path.read_bytes().decode("utf-8", errors="ignore"))
+    return texts

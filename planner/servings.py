@@ -20,7 +20,7 @@ _PEOPLE = r"(?:persone|people|porzioni|servings|guests|ospiti)"
 _FOR = re.compile(
     rf"\b(?:siamo in|saremo in|for|per|in)\s+(\d{{1,3}})(?:\s+{_PEOPLE}\b"
     r"|(?!\s+(?!(?:how|what|quanto|quanta|quanti|quante|serve|servono|ci|do|i|we|e|and)\b)[a-z]))"
-    r"|\b(\d{1,3})\s+(?:persone|people|porzioni|servings|guests|ospiti)\b"
+    rf"|\b(\d{{1,3}})\s+{_PEOPLE}\b"
 )
 _HOW_MUCH = re.compile(r"\b(?:how much|how many|quanto|quanta|quanti|quante)\b")
 _AND_OF = re.compile(

@@ -339,15 +339,19 @@ def test_a_question_about_a_folder_looks_in_that_folder_only(files):
 
 
 def test_a_count_after_a_search_that_found_one_file_counts_in_that_file(files):
-    previous = {
-        "request": "which flask version does the project use?",
-        "listing": ["recipes/pancakes.md"],
-        "files": [],
-        "plan": {"steps": [{"tool": "grep_files", "args": {"pattern": "flour"}}]},
-    }
+    from planner.plan import of_steps
+    from planner.turn_facts import facts
+
+    search = of_steps(("grep_files", {"pattern": "flour"}))
+
+    def after(*paths):  # what the search's turn records (planner.turn_facts)
+        found = facts(search, {1: {"entries": [{"path": p, "line": 1, "text": "flour"} for p in paths]}})
+        return {"request": "which flour does the recipe use?", **found}
+
+    previous = after("recipes/pancakes.md")
     found = followup.resolve("how many ingredients are listed there", previous, files)
     assert [(s.tool, s.args) for s in found.plan.steps] == [("read_files", {"paths": ["recipes/pancakes.md"]})]
-    two = {**previous, "listing": ["recipes/pancakes.md", "shopping.txt"]}
+    two = after("recipes/pancakes.md", "shopping.txt")
     assert followup.resolve("how many ingredients are listed there", two, files) is None
 
 
@@ -376,3 +380,11 @@ def test_a_pinned_requirement_is_bumped_with_its_pin(tmp_path):
     }
     upgraded = followup.resolve("and upgrade flask to 3.1.0", previous, tmp_path)
     assert upgraded.plan.steps[0].args["new"] == "flask==3.1.0"
+
+
+def test_a_workspace_of_more_files_than_it_reads_gets_no_answer_from_one(files, monkeypatch):
+    (files / "requirements.txt").write_text("flask==3.0.2\n")
+    tools = {"read_files", "grep_files"}
+    assert lookup.plan_for("which flask version do I use?", tools=tools, workspace=files) is not None
+    monkeypatch.setattr(lookup, "MAX_FILES", 3)  # it cannot say that only one file holds the word
+    assert lookup.plan_for("which flask version do I use?", tools=tools, workspace=files) is None
