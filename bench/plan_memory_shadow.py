@@ -59,11 +59,11 @@ def replay(path: str, *, verbose: bool = False) -> dict:
     from django.test import override_settings
 
     from planner.catalog import catalog
-    from planner.embeddings import model
+    from planner.embeddings import warm
 
     lines = load(path)
     cat = catalog()
-    model()  # loaded once, before the first line
+    warm()  # loaded once, before the first line
     # One workspace with every path the stream names (plan_memory_accuracy's, for one case made
     # of all the lines).
     ws = make_workspace(

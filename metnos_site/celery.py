@@ -13,9 +13,9 @@ app.autodiscover_tasks()
 @worker_process_init.connect
 def warm_embeddings(**kwargs) -> None:
     """Plan memory embeds requests; load the model before the first turn, not during it."""
-    from planner.embeddings import model
+    from planner.embeddings import warm
 
-    model()
+    warm()
 
 
 @beat_init.connect

@@ -69,6 +69,8 @@ def derived(text: str) -> list[Derived]:
     found: list[tuple[int, Derived]] = []
     nouns = "|".join(sorted(map(re.escape, kinds.file_nouns), key=len, reverse=True))
     for word, glob in kinds.globs:
+        if word not in folded:  # both patterns below hold the word as written: most kinds stop here
+            continue
         w = re.escape(word)
         # not a file's name: «il file c.md» is not the C files
         pattern = rf"(?<![\w.*])(?:{w}\s+(?:{nouns})|(?:{nouns})\s+(?:in\s+|di\s+)?{w})(?!\w|\.\w)"

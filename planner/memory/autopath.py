@@ -27,6 +27,7 @@ from planner.memory.probe import (
     Probe,
     Recall,
     admit,
+    columns,
     count_use,
     executors_of,
     owner_scope,
@@ -56,7 +57,7 @@ def score(successes: int, failures: int) -> float:
 # less those whose plan is banned. Raw SQL, as planner.memory.fastpath's: it runs before every turn
 # the fastpath misses.
 _CHAMPIONS = f"""
-    SELECT c.*, c.embedding <=> %(vector)s::vector AS distance FROM {Autopath._meta.db_table} c
+    SELECT {columns(Autopath, "c")}, c.embedding <=> %(vector)s::vector AS distance FROM {Autopath._meta.db_table} c
     WHERE c.status = 'champion' AND (c.owner_id = %(owner)s OR c.owner_id IS NULL)
       AND c.verb = ANY(%(verbs)s) AND c.object = %(object)s AND c.embedding IS NOT NULL
       AND NOT EXISTS (SELECT 1 FROM {AntiAutopath._meta.db_table} a WHERE a.plan_hash = c.plan_hash

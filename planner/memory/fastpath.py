@@ -27,7 +27,7 @@ from planner import params as P
 from planner.catalog import Catalog
 from planner.memory import accounts, shadow
 from planner.memory.justify import learnable
-from planner.memory.probe import Probe, Recall, admit, count_use, executors_of, row_fields
+from planner.memory.probe import Probe, Recall, admit, columns, count_use, executors_of, row_fields
 from planner.models import AntiAutopath, Fastpath
 
 logger = logging.getLogger(__name__)
@@ -38,7 +38,7 @@ NEIGHBOURS = 5
 # less those whose plan is banned. Raw SQL: the lookup runs before every turn, and building the same
 # queryset each time cost more than the query.
 _ACTIVE = f"""
-    SELECT f.*, {{distance}} AS distance FROM {Fastpath._meta.db_table} f
+    SELECT {columns(Fastpath, "f")}, {{distance}} AS distance FROM {Fastpath._meta.db_table} f
     WHERE f.status = 'active' AND (f.owner_id = %(owner)s OR f.owner_id IS NULL) AND {{where}}
       AND NOT EXISTS (SELECT 1 FROM {AntiAutopath._meta.db_table} a WHERE a.plan_hash = f.plan_hash
                       AND (a.owner_id = %(owner)s OR a.owner_id IS NULL) AND a.expires_at > %(now)s)

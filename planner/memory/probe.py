@@ -250,6 +250,13 @@ def row_fields(probe_: Probe, template: dict, slots: dict, executors: dict, *, e
     return fields
 
 
+def columns(model, alias: str) -> str:
+    """A lookup's SELECT list: every column of the table but the embedding. A row's 384 floats
+    would be parsed for each of the neighbours read, and no guard reads them (the distance is
+    computed in SQL); an entry that needs it later loads it as a deferred field."""
+    return ", ".join(f"{alias}.{f.column}" for f in model._meta.concrete_fields if f.name != "embedding")
+
+
 def owner_scope(owner_id: int | None) -> Q:
     """What a user's memory lookups may see: their own entries and the seeds (no owner)."""
     return Q(owner_id=owner_id) | Q(owner__isnull=True) if owner_id else Q(owner__isnull=True)

@@ -9,7 +9,7 @@ import pytest
 
 from planner import canonical
 from planner import params as P
-from planner.embeddings import embed, model
+from planner.embeddings import _bf16, _traced, embed, model
 
 
 @pytest.fixture
@@ -54,6 +54,39 @@ def test_the_embedding_is_the_sentence_models_own_vector():
         assert len(ours) == 384
         assert float(ours @ theirs) > 0.9995
         assert abs(float(np.linalg.norm(ours)) - 1.0) < 1e-3
+
+
+def test_the_traced_transformer_gives_the_eager_vector():
+    import torch
+
+    if _bf16():
+        pytest.skip("this CPU runs the eager modules under bfloat16")
+    assert _traced() is not None
+    encoder = model()
+    # one token, a dozen, and more than the model reads (truncated)
+    for text in ("x", "read <path:1> and tell me its last <number:1> lines", "parola " * 300):
+        with torch.inference_mode():
+            eager = encoder.forward(encoder.preprocess([text]))["sentence_embedding"][0].numpy()
+        assert float(np.array(embed(text)) @ eager) > 0.99999
+
+
+@pytest.mark.parametrize(
+    ("flags", "native"),
+    [
+        ("flags\t\t: fpu sse2 avx2 avx512f avx512bw avx512_vnni\n", False),  # emulated: float32 is faster
+        ("flags\t\t: fpu avx512f avx512bw avx512_bf16\n", True),
+        ("flags\t\t: fpu avx512f amx_bf16 amx_tile\n", True),
+        ("Features\t: fp asimd bf16 i8mm\n", True),
+        ("processor : 0\n", False),
+    ],
+)
+def test_bfloat16_only_where_the_cpu_computes_it_natively(tmp_path, flags, native):
+    import torch
+
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text(flags)
+    assert _bf16(str(cpuinfo)) == (native and bool(torch.ops.mkldnn._is_mkldnn_bf16_supported()))
+    assert _bf16(str(tmp_path / "absent")) is False
 
 
 def test_a_fact_the_plan_writes_with_a_capital_is_still_the_requests_value():
