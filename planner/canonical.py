@@ -142,7 +142,10 @@ def of(text: str, workspace: Path | None = None) -> Canonical:
     rewritten = without_asides(spelled.rewrite(text, workspace), workspace)
     rewritten = spoken_values.COUNTED_FOLDERS.sub("", rewritten)
     extraction = P.extract(rewritten, workspace, EXTRA_TYPES)
-    return Canonical(rewritten, extraction, tokens(extraction, workspace))
+    found = tokens(extraction, workspace)
+    if (retyped := spoken_values.searched_as_quoted(extraction, found)) is not extraction:  # "grep FIXME"
+        extraction, found = retyped, tokens(retyped, workspace)
+    return Canonical(rewritten, extraction, found)
 
 
 def without_asides(text: str, workspace: Path | None) -> str:
@@ -247,16 +250,14 @@ def _word(word: str, data: _Data) -> tuple[str, ...]:
 
 
 def _bare_verb(word: str) -> str | None:
-    """The verb of an Italian verb with a pronoun suffix, looked up by its bare form before any
-    stem: «contami» counts, «leggimi» reads, «contarli» counts (as «contare» does), though
-    «contengono» shares their stem."""
+    """The verb of an Italian verb with a pronoun suffix, by its bare form before any stem: «contami»
+    counts, «leggimi» reads, «contarli» counts (as «contare»), though «contengono» shares their stem."""
     bare = _bare(word)
     return (_VERB_WORDS.get(bare) or _VERB_STEMS.get("=" + bare)) if bare else None
 
 
 def _bare(word: str) -> str | None:
-    """An Italian verb without its pronoun suffix, where it is a known verb: «aggiungilo» →
-    «aggiungi», «contarli» → «contare»."""
+    """An Italian verb without its pronoun suffix, where it is a known one: «contarli» → «contare»."""
     for pattern, ending in _CLITICS:
         match = pattern.match(word)
         if match:

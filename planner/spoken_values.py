@@ -8,7 +8,10 @@ learned with one serves another."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, replace
+
+from planner import params as P
 
 # What follows a command and is not part of it: where it runs, politeness, the end of the request.
 _COMMAND_ENDS = (
@@ -111,3 +114,31 @@ TASK_NAME = re.compile(
     r"([A-Za-z][\w]{2,})(?=\s*[,.:;!?]|\s*$|\s+(?:that|che|which|every|ogni|for|per|to)\b)",
     re.IGNORECASE,
 )
+
+
+# A word searched for written bare, as code is: "grep FIXME in lib", «cerca legacy_mode in src»,
+# "where does `user_id` show up". Not a name with hyphens (a task's) or a word with digits (girasole42).
+_BARE_TERM = re.compile(r"[A-Z]{2,}[A-Z0-9]*|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+")
+
+
+def searched_as_quoted(extraction: P.Extraction, tokens: tuple[str, ...]) -> P.Extraction:
+    """For a search that quotes nothing (`tokens`: planner.canonical's), the extraction with its
+    bare terms typed as the quoted text they stand for, so that a plan learned for "search 'TODO'
+    in src" serves "search FIXME in lib"; else the extraction itself."""
+    if not ({"v:find", "v:count"} & set(tokens) and "<identifier>" in tokens and "<quoted>" not in tokens):
+        return extraction
+    text = extraction.text
+    bare = {v for v in extraction.values if v.type == "identifier"
+            and (_BARE_TERM.fullmatch(v.text) or text[v.start : v.start + 1] == "`")}  # fmt: skip
+    if not bare:
+        return extraction
+    counters: Counter[str] = Counter()
+    values, masked, cursor = [], [], 0
+    for value in extraction.values:
+        kind = "quoted" if value in bare else value.type
+        counters[kind] += 1
+        values.append(replace(value, type=kind, index=counters[kind]))
+        masked += [text[cursor : value.start], f"<{kind}:{counters[kind]}>"]
+        cursor = value.end
+    masked.append(text[cursor:])
+    return P.Extraction(text, tuple(values), "".join(masked))

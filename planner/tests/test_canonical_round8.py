@@ -1,0 +1,62 @@
+"""The canonical form, eighth round (from the blind development sets plan_memory_dev4 and dev5): a
+word searched for written bare, as code is, is the text searched for, as a quoted one is."""
+
+from pathlib import Path
+
+import pytest
+
+from planner import canonical, memory, spoken_values
+from planner.catalog import catalog
+from planner.memory import autopath, fastpath
+from planner.memory.probe import Probe
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def places(tmp_path: Path) -> Path:
+    for folder in ("src", "lib", "logs", "var/log"):
+        (tmp_path / folder).mkdir(parents=True)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("learned", "paraphrase"),
+    [
+        ("search for 'TODO' in src", "search for FIXME in lib"),
+        ("cerca 'TODO' in src ma fermati dopo 20 risultati", "cerca FIXME in lib, al massimo 4 risultati"),
+        ("search for 'Error' in logs, case-sensitive", "case sensitive search: WARN in var/log"),
+        ("grep 'user_id' in src", "grep `order_total` in lib"),
+        ("how many times does 'TODO' appear in src?", "how many times does legacy_mode appear in lib?"),
+    ],
+)  # fmt: skip
+def test_a_bare_searched_word_is_the_quoted_one(places, learned, paraphrase):
+    assert canonical.of(paraphrase, places).key == canonical.of(learned, places).key
+    assert [v.type for v in canonical.of(paraphrase, places).extraction.values if v.type != "path"] in (
+        ["quoted"],
+        ["quoted", "number"],
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "pause the recurring task nightly-backup",  # a name with hyphens: a task's
+        "remember that the wifi password is girasole42",  # not a search
+        "read README_FIRST.md",  # a file
+        "find the TODO.md files",  # a file's name, not a searched word
+    ],
+)
+def test_what_is_not_a_searched_word_keeps_its_type(places, text):
+    form = canonical.of(text, places)
+    assert spoken_values.searched_as_quoted(form.extraction, form.tokens) is form.extraction
+
+
+def test_a_plan_learned_with_a_quoted_word_serves_a_bare_one(places):
+    plan = {"steps": [{"tool": "grep_files", "args": {"pattern": "TODO", "path": "src"}}], "final_message": ""}
+    learned = Probe.of("search for 'TODO' in src", places, 1)
+    assert fastpath.learn(learned, plan, catalog(), turn_id=None) is not None
+    autopath.record_success(learned, plan, catalog())
+    recall = memory.lookup(Probe.of("search for FIXME in lib", places, 1), catalog())
+    assert recall is not None and recall.stage == 1
+    assert recall.plan.steps[0].args == {"pattern": "FIXME", "path": "lib"}
