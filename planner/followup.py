@@ -293,6 +293,7 @@ def _same_plan(text: str, folded: str, previous: dict, workspace) -> Resolved | 
 _APPEND_HERE = re.compile(
     _LEAD + r"(?:(?:aggiungici|scrivici|mettici|accodaci)\b.*|(?:add|append|write)\b.*\b(?:to it|to that file|"
     r"at the end of it|to the end of it|in it|to the file|at the end|at the bottom)|"
+    r"(?:aggiungi|scrivi|metti|accoda)\b.*\b(?:in fondo|alla fine|in coda)(?: al file| alla lista)?|"
     r"(?:aggiungi|scrivi|metti|accoda|add|append|write)\s+(?:in fondo|alla fine|at the end|at the bottom)\b.*)$"
 )
 # The line to add, written after where: «aggiungi in fondo Paolo Verdi - 339 4445566».
