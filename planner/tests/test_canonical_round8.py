@@ -1,5 +1,6 @@
 """The canonical form, eighth round (from the blind development sets plan_memory_dev4 and dev5): a
-word searched for written bare, as code is, is the text searched for, as a quoted one is."""
+word searched for written bare, as code is, is the text searched for, as a quoted one is; more
+cities are time zones; more ways to say a search ignores capitals, or asks where a word shows up."""
 
 from pathlib import Path
 
@@ -36,6 +37,26 @@ def test_a_bare_searched_word_is_the_quoted_one(places, learned, paraphrase):
         ["quoted"],
         ["quoted", "number"],
     )
+
+
+@pytest.mark.parametrize(
+    ("learned", "paraphrase"),
+    [
+        ("what's the weekday in Auckland? add it to the end of days.log",
+         "append the current weekday in Lima to logs/weekdays.log"),
+        ("che ore sono a Roma?", "che ore sono a Padova?"),
+        ("case-insensitive search for 'password' in lib", "look for 'token' in src, ignoring capitalization"),
+        ("cerca 'iban' in lib ignorando le maiuscole", "cerca 'iva' in src senza distinguere maiuscole e minuscole"),
+        ("search for 'deprecated' in src", "look up where 'legacy_mode' shows up in lib"),
+    ],
+)  # fmt: skip
+def test_a_city_a_way_to_ignore_capitals_and_where_a_word_shows_up(places, learned, paraphrase):
+    assert canonical.of(paraphrase, places).key == canonical.of(learned, places).key
+
+
+def test_a_case_sensitive_search_is_not_one_that_ignores_capitals(places):
+    sensitive = canonical.of("search for 'Error' in logs, case-sensitive", places)
+    assert canonical.of("search for 'Error' in logs, ignoring capitalization", places).key != sensitive.key
 
 
 @pytest.mark.parametrize(
