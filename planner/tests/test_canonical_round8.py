@@ -54,6 +54,29 @@ def test_a_city_a_way_to_ignore_capitals_and_where_a_word_shows_up(places, learn
     assert canonical.of(paraphrase, places).key == canonical.of(learned, places).key
 
 
+@pytest.mark.parametrize(
+    ("learned", "paraphrase"),
+    [
+        # saying it is no longer needed is no negation of the removal
+        ("elimina vecchio/bozza.docx", "cancella tmp/prova.txt, non serve più"),
+        ("please remove build.log", "scratch/draft2.md can go, trash it - I don't need it anymore"),
+        # nor is saying it is needed, or where the files "are"
+        ("cerca i pdf in src", "mi servono i file *.epub della cartella lib, cercali"),
+        ("elenca i file .md in src", "mostrami i file markdown che stanno in lib"),
+        ("find typescript files in src", "I'm looking for the markdown docs in lib"),
+        ("Can you show me what's inside src?", "gimme a listing of the lib folder"),
+        # «fino a 7 file» is at most 7
+        ("trova al massimo 3 file pdf in src", "trova fino a 7 file *.csv in lib"),
+    ],
+)  # fmt: skip
+def test_words_that_only_say_why_or_where_are_nothing(places, learned, paraphrase):
+    assert canonical.of(paraphrase, places).key == canonical.of(learned, places).key
+
+
+def test_not_deleting_is_still_a_negation(places):
+    assert canonical.of("do not delete a.md", places).key != canonical.of("delete a.md", places).key
+
+
 def test_a_case_sensitive_search_is_not_one_that_ignores_capitals(places):
     sensitive = canonical.of("search for 'Error' in logs, case-sensitive", places)
     assert canonical.of("search for 'Error' in logs, ignoring capitalization", places).key != sensitive.key
