@@ -20,6 +20,7 @@ from planner import checklist, corrections, retype, sorting, stock, switches, ta
 from planner import params as P
 from planner.keys import key_line as _key_line
 from planner.keys import named as _keys_named
+from planner.keys import versioned
 from planner.keys import with_value as _with_value
 from planner.plan import Plan, of_steps
 from planner.text import STOPWORDS, fold, language, stems, words
@@ -130,7 +131,13 @@ def _set_key(said: str, content: str, about: str) -> Change | None:
             continue
         if match.group("clitic") or fold(phrase) in _PRONOUNS:  # «mettila a 8080»: the key said, else the last one
             rest = said[: match.start()] + said[match.end() :]  # not «portalo» for PORT
-            keys = _keys_named(rest, content) or _keys_named(about, content)
+            keys = _keys_named(rest, content)
+            if not keys and re.fullmatch(r"v?\d+(?:\.\d+)*", value) and (at := versioned(about, content)):
+                line, old = at  # "bump it to 16" after "which postgres version …?": postgres:15 → postgres:16
+                new = re.sub(rf"(?<![\d.]){re.escape(old)}(?![\d.])", value.lstrip("v"), line, count=1)
+                said = (f"Set the version to {value} in {_WHERE}.", f"Versione portata a {value} in {_WHERE}.")
+                return line, new, said
+            keys = keys or [k for k in _keys_named(about, content) if _numeric_or_not(k, content, value)]
         else:
             keys = [k for k in (phrase, phrase.replace(" ", "_"), *phrase.split()[::-1]) if _key_line(content, k)]
             keys = keys or _keys_named(phrase, content)  # "the timeout" beside TIMEOUT_SECONDS
@@ -141,6 +148,13 @@ def _set_key(said: str, content: str, about: str) -> Change | None:
             said = (f"Set {key} to {value} in {where}.", f"Impostato {key} a {value} in {where}.")
             return line.group(0), _with_value(line, value), said
     return None
+
+
+def _numeric_or_not(key: str, content: str, value: str) -> bool:
+    """A number set on a key the last question named only where the key holds a number: "bump it to
+    16" after "which postgres version…?" is never POSTGRES_PASSWORD: example."""
+    line = _key_line(content, key)
+    return not re.fullmatch(r"v?\d+(?:\.\d+)*", value) or bool(line and re.search(r"\d", line.group("val")))
 
 
 def _key_named(said: str, content: str, about: str) -> Change | None:

@@ -70,3 +70,18 @@ _ENGLISH = {
     "attivo": "enabled",
     "abilitato": "enabled",
 }
+
+
+def versioned(about: str, content: str) -> tuple[str, str] | None:
+    """ "bump it to 16" after "which postgres version is docker-compose.yml using?": the one line
+    where a word of the question stands right before a version in a value ("image: postgres:15",
+    "FROM python:3.11", "node v18"), as (the line, the version). None for none or several."""
+    said_words = {w for w in re.findall(r"[^\W\d_]{3,}", fold(about)) if w not in STOPWORDS}
+    found: dict[int, tuple[str, str]] = {}
+    for word in said_words:
+        pattern = rf"(?<![\w-]){re.escape(word)}(?:[:@=]|\s+v?|-v?)(\d+(?:\.\d+)*)(?![\w.])"
+        for match in re.finditer(pattern, content, re.IGNORECASE):
+            start = content.rfind("\n", 0, match.start()) + 1
+            end = content.find("\n", match.end())
+            found[match.start(1)] = (content[start : end if end >= 0 else len(content)], match.group(1))
+    return next(iter(found.values())) if len(found) == 1 else None

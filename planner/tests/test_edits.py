@@ -317,6 +317,28 @@ def test_a_key_the_last_question_named_by_a_part_or_in_italian_takes_the_value(f
     assert edit("mettilo a warning", "log.yaml", "che livello di log c'è?") == ("  level: info", "  level: warning")
 
 
+def test_a_version_the_last_question_asked_about_is_bumped_where_it_stands(files):
+    compose = "services:\n  web:\n    image: nginx:1.25\n  db:\n    image: postgres:15\n    environment:\n" \
+              "      POSTGRES_PASSWORD: example\n"  # fmt: skip
+    (files / "docker-compose.yml").write_text(compose)
+    (files / "Dockerfile").write_text("FROM python:3.11-slim\n")
+
+    def edit(text, path, about):
+        found = edits.on_last_file(text, {"request": about, "files": [path], "plan_is_last": True}, files)
+        return found and (found[1].steps[0].args["old"], found[1].steps[0].args["new"])
+
+    about = "Which postgres version is docker-compose.yml using?"
+    # not POSTGRES_PASSWORD, whose name the question says: a number is set where a version stands
+    assert edit("bump it to 16", "docker-compose.yml", about) == ("    image: postgres:15", "    image: postgres:16")
+    assert edit("portala a 1.27", "docker-compose.yml", "che versione di nginx usa?") == (
+        "    image: nginx:1.25", "    image: nginx:1.27")  # fmt: skip
+    assert edit("upgrade it to 3.12", "Dockerfile", "which python does the Dockerfile use?") == (
+        "FROM python:3.11-slim", "FROM python:3.12-slim")  # fmt: skip
+    # a question naming no version's word, or two of them: no guess
+    assert edit("bump it to 2", "docker-compose.yml", "what images does it use?") is None
+    assert edit("bump it to 2", "docker-compose.yml", "which versions of postgres and nginx are there?") is None
+
+
 def test_a_number_on_the_one_line_a_word_names_is_corrected(files):
     (files / "log.txt").write_text("lun 3/6 - corsa 5 km\nmer 5/6 - nuoto 40 min\nven 7/6 - corsa 7 km\n")
     previous = {"request": "quanti km ho corso?", "files": ["log.txt"], "plan_is_last": True}
