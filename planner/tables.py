@@ -150,8 +150,25 @@ def again(text: str, previous_request: str, path: str, workspace: Path | None) -
     folded = _WHICH_ROW.sub("", fold(text))  # the most's answer names its row: its day is said
     if workspace is None or _CHANGE.search(folded) or _COUNTED.search(folded) or len(folded.split()) > 10:
         return None
+    if swapped := _other_column(fold(previous_request), folded, read(workspace, path) or ""):
+        return _computed(swapped, swapped, path, workspace, text)  # «e di luce?» after «quanto di gas …?»
     found = _computed(fold(previous_request) + " " + folded, folded, path, workspace, text, rows_required=True)
     return found or (_computed(folded, folded, path, workspace, text) if asks(folded) else None)
+
+
+def _other_column(before: str, folded: str, content: str) -> str | None:
+    """The last question asked of another numeric column, when this message names one column and
+    that question named another: «quanto ho speso di gas nel trimestre?», then «e di luce?»."""
+    table = parse(content)
+    if table is None:
+        return None
+    names = {i: fold(table.header[i]) for i in table.numeric() if table.header[i]}
+    now = [i for i, name in names.items() if said(name, folded)]
+    then = [i for i, name in names.items() if said(name, before)]
+    if len(now) != 1 or len(then) != 1 or now == then:
+        return None
+    swapped = re.sub(rf"(?<!\w){re.escape(names[then[0]])}(?!\w)", names[now[0]], before)
+    return swapped if swapped != before else None  # named in another form ("groceries"): no guess
 
 
 def _computed(

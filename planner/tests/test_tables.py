@@ -91,6 +91,18 @@ def test_the_same_question_of_other_rows_follows_up(files):
     )
 
 
+def test_the_same_question_of_another_column_follows_up(files):
+    (files / "casa" / "bollette.csv").write_text("mese,luce,gas\ngennaio,62,118\nfebbraio,58,104\nmarzo,55,81\n")
+    asked = "Quanto ho speso di gas nel primo trimestre? I dati sono in casa/bollette.csv"
+    first = tables.plan_for(asked, tools={"read_files", "compute"}, workspace=files)
+    assert first.steps[1].args["expression"] == "sum([118, 104, 81])"
+    previous = {"request": asked, "plan": first.to_dict(), "files": ["casa/bollette.csv"]}
+    found = followup.resolve("e di luce?", previous, files)
+    assert found.plan.steps[1].args["expression"] == "sum([62, 58, 55])"
+    assert "luce" in found.plan.final_message
+    assert followup.resolve("e di acqua?", previous, files) is None  # no such column
+
+
 def _copied(text, workspace):
     found = copies.plan_for(text, tools={"write_files"}, workspace=workspace)
     return None if found is None else (found.steps[0].args, found.final_message)
