@@ -151,7 +151,8 @@ def again(text: str, previous_request: str, path: str, workspace: Path | None) -
     if workspace is None or _CHANGE.search(folded) or _COUNTED.search(folded) or len(folded.split()) > 10:
         return None
     if swapped := _other_column(fold(previous_request), folded, read(workspace, path) or ""):
-        return _computed(swapped, swapped, path, workspace, text)  # «e di luce?» after «quanto di gas …?»
+        asked = f"{swapped} {folded}"  # «e di luce?» after «quanto di gas …?»; rows it names too
+        return _computed(asked, asked, path, workspace, text)
     found = _computed(fold(previous_request) + " " + folded, folded, path, workspace, text, rows_required=True)
     return found or (_computed(folded, folded, path, workspace, text) if asks(folded) else None)
 

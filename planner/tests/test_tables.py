@@ -101,6 +101,8 @@ def test_the_same_question_of_another_column_follows_up(files):
     assert found.plan.steps[1].args["expression"] == "sum([62, 58, 55])"
     assert "luce" in found.plan.final_message
     assert followup.resolve("e di acqua?", previous, files) is None  # no such column
+    january = followup.resolve("e di luce a gennaio?", previous, files)  # a row it names counts
+    assert january.plan.steps[1].args["expression"] == "sum([62])"
 
 
 def _copied(text, workspace):
