@@ -132,7 +132,7 @@ def _set_key(said: str, content: str, about: str) -> Change | None:
         if match.group("clitic") or fold(phrase) in _PRONOUNS:  # «mettila a 8080»: the key said, else the last one
             rest = said[: match.start()] + said[match.end() :]  # not «portalo» for PORT
             keys = _keys_named(rest, content)
-            if not keys and re.fullmatch(r"v?\d+(?:\.\d+)*", value) and (at := versioned(about, content)):
+            if not keys and _VERSION.fullmatch(value) and (at := versioned(about, content)):
                 line, old = at  # "bump it to 16" after "which postgres version …?": postgres:15 → postgres:16
                 new = re.sub(rf"(?<![\d.]){re.escape(old)}(?![\d.])", value.lstrip("v"), line, count=1)
                 said = (f"Set the version to {value} in {_WHERE}.", f"Versione portata a {value} in {_WHERE}.")
@@ -150,11 +150,14 @@ def _set_key(said: str, content: str, about: str) -> Change | None:
     return None
 
 
+_VERSION = re.compile(r"v?\d+(?:\.\d+)*")  # a number or a version: 16, 2.32.3, v18
+
+
 def _numeric_or_not(key: str, content: str, value: str) -> bool:
     """A number set on a key the last question named only where the key holds a number: "bump it to
     16" after "which postgres version…?" is never POSTGRES_PASSWORD: example."""
     line = _key_line(content, key)
-    return not re.fullmatch(r"v?\d+(?:\.\d+)*", value) or bool(line and re.search(r"\d", line.group("val")))
+    return not _VERSION.fullmatch(value) or bool(line and re.search(r"\d", line.group("val")))
 
 
 def _key_named(said: str, content: str, about: str) -> Change | None:

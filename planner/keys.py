@@ -43,7 +43,7 @@ def named(said: str, content: str) -> list[str]:
     or one part of it (its first four letters at least: «e cambia anche la porta» beside PORT=3000,
     "retries" beside MAX_RETRIES), a word that is the key ("ttl"), or the Italian for a common key
     («il livello» beside level)."""
-    said_words = [w for w in re.findall(r"[^\W\d_]{2,}", fold(said)) if w not in STOPWORDS]
+    said_words = _words(said, 2)
     starts = {w[:4] for w in said_words if len(w) >= 4} | {_ENGLISH[w][:4] for w in said_words if w in _ENGLISH}
     keys = dict.fromkeys(m.group("key") for m in _KEYS.finditer(content))
     return [
@@ -52,6 +52,11 @@ def named(said: str, content: str) -> list[str]:
         if (fold(k) in said_words or any(len(part) >= 4 and part[:4] in starts for part in _PARTS.split(fold(k))))
         and key_line(content, k)
     ]
+
+
+def _words(said: str, shortest: int) -> list[str]:
+    """The words of `said` that may name something: letters only, folded, no stop-words."""
+    return [w for w in re.findall(rf"[^\W\d_]{{{shortest},}}", fold(said)) if w not in STOPWORDS]
 
 
 _PARTS = re.compile(r"[_.-]")
@@ -76,7 +81,7 @@ def versioned(about: str, content: str) -> tuple[str, str] | None:
     """ "bump it to 16" after "which postgres version is docker-compose.yml using?": the one line
     where a word of the question stands right before a version in a value ("image: postgres:15",
     "FROM python:3.11", "node v18"), as (the line, the version). None for none or several."""
-    said_words = {w for w in re.findall(r"[^\W\d_]{3,}", fold(about)) if w not in STOPWORDS}
+    said_words = set(_words(about, 3))
     found: dict[int, tuple[str, str]] = {}
     for word in said_words:
         pattern = rf"(?<![\w-]){re.escape(word)}(?:[:@=]|\s+v?|-v?)(\d+(?:\.\d+)*)(?![\w.])"
